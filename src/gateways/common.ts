@@ -1,0 +1,126 @@
+import type { GatewayReply } from './http-client';
+import {
+  GatewayFailure, type CallContext, type ChargeOutcome, type DeclineCode, type NormalizedChargeResult,
+  type NormalizedCustomerResult, type CustomerOutcome,
+} from './types';
+
+export const DECLINE_CODES: DeclineCode[] = ['card_declined', 'insufficient_funds', 'expired_card', 'incorrect_cvc', 'processing_error'];
+const STATUSES = new Set(['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed']);
+
+/** The transport half of an adapter: what every call to one gateway shares. */
+export interface Transport {
+  authHeaders(credentials: Record<string, string>): Record<string, string>;
+  /** Default: JSON. Stripe overrides with form encoding. */
+  encodeBody?(body: unknown): { contentType: string; payload: string };
+  /** The gateway's own idempotency header, if it has one. */
+  idempotencyHeader?: string;
+  /** Turn a non-2xx reply into an internal failure. Default: `classifyHttpError`. */
+  classifyError?(reply: GatewayReply, gateway: CallContext['gateway']): GatewayFailure;
+}
+
+export interface SendOptions {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  path: string; // appended to ctx.baseUrl, e.g. /v1/payment_intents
+  body?: unknown;
+  /** Idempotency key for this write; omit for reads. Defaults to none. */
+  idempotencyKey?: string;
+  headers?: Record<string, string>;
+}
+
+/** Send one call; resolves with a 2xx reply whose body parsed, throws GatewayFailure otherwise. */
+export async function send(ctx: CallContext, transport: Transport, opts: SendOptions): Promise<GatewayReply> {
+  const headers: Record<string, string> = { accept: 'application/json', ...transport.authHeaders(ctx.credentials), ...opts.headers };
+  let payload: string | undefined;
+  if (opts.body !== undefined) {
+    const encoded = transport.encodeBody ? transport.encodeBody(opts.body) : { contentType: 'application/json', payload: JSON.stringify(opts.body) };
+    headers['content-type'] = encoded.contentType;
+    payload = encoded.payload;
+  }
+  if (opts.idempotencyKey && transport.idempotencyHeader) headers[transport.idempotencyHeader] = opts.idempotencyKey;
+  const reply = await ctx.http.send({
+    gateway: ctx.gateway, method: opts.method, url: ctx.baseUrl + opts.path, headers, body: payload, timeoutMs: ctx.timeoutMs,
+  });
+  if (reply.status < 200 || reply.status >= 300) {
+    throw (transport.classifyError ?? classifyHttpError)(reply, ctx.gateway);
+  }
+  if (reply.jsonError) {
+    throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} answered ${reply.status} with a body that is not JSON`, {
+      status: reply.status, body: reply.text.slice(0, 500), ambiguous: opts.method !== 'GET',
+    });
+  }
+  return reply;
+}
+
+/** Status-based classification every gateway shares; `message` is the gateway's own text. */
+export function classifyHttpError(reply: GatewayReply, gateway: CallContext['gateway'], message = gatewayText(reply)): GatewayFailure {
+  const info = { status: reply.status, body: reply.json ?? reply.text.slice(0, 500) };
+  if (reply.status === 401 || reply.status === 403) return new GatewayFailure('auth', gateway, message, info);
+  if (reply.status === 404) return new GatewayFailure('not_found', gateway, message, info);
+  if (reply.status === 429) return new GatewayFailure('rate_limited', gateway, message, info);
+  if (reply.status >= 500) return new GatewayFailure('http_5xx', gateway, message, info);
+  return new GatewayFailure('invalid_request', gateway, message, info);
+}
+
+/** Best-effort readable text from a gateway error body (each gateway nests it differently). */
+export function gatewayText(reply: GatewayReply): string {
+  const b = reply.json as any;
+  const candidates = [
+    b?.error?.message, b?.message, b?.errors?.[0]?.description, b?.error_messages?.[0]?.description,
+    b?.cause?.[0]?.description, typeof b?.error === 'string' ? b.error : undefined,
+  ];
+  const text = candidates.find((c) => typeof c === 'string' && c.length > 0);
+  return text ?? (reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200));
+}
+
+/**
+ * Normalize a charge body through `charge.response` and enforce the normalized contract. A declined
+ * (or card-failed) charge becomes a `decline` failure carrying the normalized result so it is stored.
+ */
+export async function normalizeCharge(ctx: CallContext, reply: GatewayReply, extra: Record<string, unknown> = {}): Promise<ChargeOutcome> {
+  const normalized = await ctx.mappings.evaluate<NormalizedChargeResult>('charge.response', { response: reply.json, extra });
+  assertChargeResult(ctx, normalized, reply);
+  if (normalized.status === 'declined' || (normalized.status === 'failed' && normalized.declineCode)) {
+    const code = normalized.declineCode && DECLINE_CODES.includes(normalized.declineCode) ? normalized.declineCode : 'card_declined';
+    throw new GatewayFailure('decline', ctx.gateway, normalized.gatewayMessage ?? 'the payment was declined', {
+      status: reply.status, body: reply.json, declineCode: code, normalized: { ...normalized, status: 'declined', declineCode: code },
+    });
+  }
+  return { normalized, raw: reply.json };
+}
+
+function assertChargeResult(ctx: CallContext, r: NormalizedChargeResult | undefined, reply: GatewayReply): asserts r is NormalizedChargeResult {
+  const problems: string[] = [];
+  if (!r || typeof r !== 'object') problems.push('no result');
+  else {
+    if (typeof r.externalId !== 'string' || r.externalId === '') problems.push('externalId missing');
+    if (!STATUSES.has(r.status)) problems.push(`unknown status ${JSON.stringify(r.status)}`);
+    for (const k of ['amount', 'paidAmount', 'refundedAmount'] as const) {
+      if (!Number.isInteger(r[k])) problems.push(`${k} is not integer cents`);
+    }
+  }
+  if (problems.length) {
+    throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} response could not be normalized: ${problems.join(', ')}`, {
+      status: reply.status, body: reply.json, ambiguous: true,
+    });
+  }
+}
+
+export async function normalizeCustomer(ctx: CallContext, reply: GatewayReply): Promise<CustomerOutcome> {
+  const normalized = await ctx.mappings.evaluate<NormalizedCustomerResult>('customer.response', { response: reply.json });
+  if (!normalized || typeof normalized.externalId !== 'string' || !normalized.externalId) {
+    throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} customer response has no id`, { status: reply.status, body: reply.json });
+  }
+  return { normalized, raw: reply.json };
+}
+
+/** Today's date (UTC) for mappings that need one; mappings never read a clock themselves. */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** "invalid" in a credential value makes emulators reject it; real gateways reject bad keys the same way. */
+export function requireCredential(ctx: CallContext, field: string): string {
+  const v = ctx.credentials[field];
+  if (!v) throw new GatewayFailure('auth', ctx.gateway, `stored ${ctx.gateway} credentials have no ${field}`, { status: 401 });
+  return v;
+}

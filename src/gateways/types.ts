@@ -1,0 +1,132 @@
+import type { GatewayId } from './registry-ids';
+import type { GatewayHttp } from './http-client';
+import type { MappingSet } from '../mapping/loader';
+
+export type { GatewayId };
+export type PaymentMethod = 'credit_card' | 'debit_card' | 'boleto' | 'pix';
+export const PAYMENT_METHODS: PaymentMethod[] = ['credit_card', 'debit_card', 'boleto', 'pix'];
+export type ChargeStatus = 'approved' | 'pending' | 'processing' | 'declined' | 'cancelled' | 'refunded' | 'failed';
+export type DeclineCode = 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error';
+
+/** The normalized charge request after schema validation (SPEC.md "Charge (normalized request)"). */
+export interface NormalizedCharge {
+  gateway?: string;
+  paymentMethod: PaymentMethod;
+  amount: number; // integer cents
+  currency: string; // upper-case ISO, default BRL
+  description?: string;
+  capture: boolean; // default true
+  customerId?: string;
+  customer?: { name?: string; email?: string; document?: string; phone?: string };
+  creditCard?: {
+    number?: string; holderName?: string; expMonth?: number; expYear?: number; cvv?: string;
+    installments?: number; token?: string; paymentMethodId?: string;
+  };
+  pix?: { expiresInSeconds?: number };
+  boleto?: { dueDate?: string; instructions?: string };
+}
+
+/** What every `charge.response` mapping produces (the gateway body normalized). */
+export interface NormalizedChargeResult {
+  externalId: string;
+  status: ChargeStatus;
+  amount: number; // cents
+  paidAmount: number; // cents
+  refundedAmount: number; // cents
+  currency: string; // upper-case ISO
+  paymentMethod?: PaymentMethod;
+  captured?: boolean; // false while a pre-authorization awaits capture
+  pixQrCode?: string;
+  pixCopyPaste?: string;
+  boletoUrl?: string;
+  boletoBarcode?: string;
+  declineCode?: DeclineCode; // set when status is declined/failed because of the card
+  gatewayMessage?: string; // the gateway's own text for a decline or failure
+  /** Extra gateway ids a follow-up call needs (e.g. Pagar.me charge id beside the order id). Strings only. */
+  refs?: Record<string, string>;
+}
+
+export interface NormalizedCustomer { name: string; email: string; document: string; phone?: string }
+export interface NormalizedCustomerResult { externalId: string; name?: string; email?: string; document?: string; phone?: string }
+
+/** What a follow-up operation needs to find the charge at the gateway. */
+export interface ChargeRef { externalId: string; paymentMethod: PaymentMethod; amount: number; refs?: Record<string, string> }
+
+export interface ChargeOutcome {
+  normalized: NormalizedChargeResult;
+  /** The gateway body of the main call, as received (responseFormat raw / full). */
+  raw: unknown;
+}
+
+export interface CustomerOutcome { normalized: NormalizedCustomerResult; raw: unknown }
+
+/** Everything an adapter operation needs; built by the orchestrator per attempt. */
+export interface CallContext {
+  gateway: GatewayId;
+  baseUrl: string; // without trailing slash, e.g. https://api.stripe.com or http://127.0.0.1:4010/stripe
+  credentials: Record<string, string>; // decrypted; never log
+  http: GatewayHttp;
+  mappings: MappingSet; // this gateway's compiled mappings
+  /** Idempotency key for this attempt's first write call (derived from charge id + attempt). */
+  idempotencyKey: string;
+  /** RouteGate's internal charge id, sent as metadata/reference where the gateway has a field for it. */
+  chargeId: string;
+  timeoutMs: number;
+}
+
+export type Capability = 'supported' | 'unsupported' | { needs: 'customerId' };
+export type ChargeOperation = 'charge' | 'capture' | 'cancel' | 'refund' | 'partial_refund';
+
+/** Capabilities as data: the router checks them before any network call. */
+export type CapabilityTable = Record<PaymentMethod, Record<ChargeOperation, Capability>> & { customer: Capability };
+
+/**
+ * One adapter per gateway: transport, auth, paths, extra calls and error classification.
+ * Payload shapes live in mappings/<gateway>/*.jsonata, never here.
+ */
+export interface GatewayAdapter {
+  id: GatewayId;
+  amountUnit: 'minor' | 'major';
+  /** Production base URL; ROUTEGATE_<GATEWAY>_URL overrides it. */
+  defaultBaseUrl: string;
+  capabilities: CapabilityTable;
+  createCharge(ctx: CallContext, charge: NormalizedCharge): Promise<ChargeOutcome>;
+  retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome>;
+  captureCharge(ctx: CallContext, ref: ChargeRef, amount?: number): Promise<ChargeOutcome>;
+  cancelCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome>;
+  /** amount in cents; undefined = refund whatever remains. Returns the charge as it stands after the refund. */
+  refundCharge(ctx: CallContext, ref: ChargeRef, amount?: number): Promise<ChargeOutcome>;
+  createCustomer(ctx: CallContext, customer: NormalizedCustomer): Promise<CustomerOutcome>;
+}
+
+/** Internal failure kinds; src/charges/outcomes.ts maps them to public errors in one place. */
+export type FailureKind =
+  | 'unreachable' // no connection, or the socket died before any response
+  | 'timeout' // no answer within the timeout
+  | 'http_5xx'
+  | 'rate_limited' // gateway 429
+  | 'auth' // gateway 401/403: stored credentials rejected
+  | 'decline' // the card/payment was refused
+  | 'invalid_request' // gateway 4xx that is not auth/decline/not found
+  | 'not_found' // gateway 404 for the resource
+  | 'bad_response' // malformed or unexpected body
+  | 'unsupported'; // the gateway cannot do this
+
+export class GatewayFailure extends Error {
+  constructor(
+    public readonly kind: FailureKind,
+    public readonly gateway: GatewayId,
+    message: string,
+    public readonly info: {
+      status?: number; // gateway HTTP status
+      body?: unknown; // gateway body as received (may be undefined)
+      declineCode?: DeclineCode;
+      normalized?: NormalizedChargeResult; // for declines that still created a charge at the gateway
+      /** true when the request may have reached the gateway (ambiguous outcome). */
+      ambiguous?: boolean;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'GatewayFailure';
+  }
+}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { MAPPINGS_DIR } from '../lib/paths';
+import { loadMappings, MappingEvaluationError, type MappingRegistry } from './loader';
+
+export interface FixtureCase {
+  description: string;
+  input: unknown;
+  bindings?: Record<string, unknown>;
+  expected?: unknown;
+  error?: string;
+}
+
+export interface FixtureResult {
+  gateway: string;
+  mapping: string;
+  file: string; // relative to the mappings folder
+  ok: boolean;
+  message?: string;
+}
+
+/**
+ * Runs mappings/<gateway>/fixtures/<mapping>/*.json against the compiled mappings. Shared by the test
+ * suite and `routegate mappings check`. A case that asserts nothing, or a mapping with no case, fails.
+ */
+export async function runFixtures(dir: string = MAPPINGS_DIR, registry: MappingRegistry = loadMappings(dir)): Promise<FixtureResult[]> {
+  const results: FixtureResult[] = [];
+  for (const [gateway, set] of registry) {
+    for (const mapping of set.names()) {
+      const fixtureDir = path.join(dir, gateway, 'fixtures', mapping);
+      const files = fs.existsSync(fixtureDir) ? fs.readdirSync(fixtureDir).filter((f) => f.endsWith('.json')).sort() : [];
+      if (files.length === 0) {
+        results.push({ gateway, mapping, file: path.join(gateway, 'fixtures', mapping), ok: false, message: 'mapping has no fixtures' });
+        continue;
+      }
+      for (const file of files) {
+        const rel = path.join(gateway, 'fixtures', mapping, file);
+        results.push({ gateway, mapping, file: rel, ...(await runCase(set, mapping, path.join(fixtureDir, file))) });
+      }
+    }
+  }
+  return results;
+}
+
+async function runCase(set: import('./loader').MappingSet, mapping: string, file: string): Promise<{ ok: boolean; message?: string }> {
+  let fixture: FixtureCase;
+  try {
+    fixture = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    return { ok: false, message: `invalid JSON: ${(err as Error).message}` };
+  }
+  const hasExpected = Object.prototype.hasOwnProperty.call(fixture, 'expected');
+  if (!hasExpected && fixture.error === undefined) return { ok: false, message: 'fixture asserts nothing (needs "expected" or "error")' };
+  if (typeof fixture.description !== 'string' || fixture.description === '') return { ok: false, message: 'fixture needs a description' };
+  try {
+    const actual = await set.evaluate(mapping, fixture.input, fixture.bindings ?? {});
+    if (fixture.error !== undefined) return { ok: false, message: `expected error ${fixture.error}, got ${JSON.stringify(actual)}` };
+    const expected = JSON.parse(JSON.stringify(fixture.expected ?? null));
+    if (!isDeepStrictEqual(actual ?? null, expected)) {
+      return { ok: false, message: `expected ${JSON.stringify(expected)}\n     got ${JSON.stringify(actual ?? null)}` };
+    }
+    return { ok: true };
+  } catch (err) {
+    if (fixture.error !== undefined && err instanceof MappingEvaluationError && err.message.includes(fixture.error)) return { ok: true };
+    return { ok: false, message: (err as Error).message };
+  }
+}

@@ -1,0 +1,45 @@
+import { request } from 'undici';
+import type { GatewayId } from '../gateways/registry-ids';
+import type { FaultKind, RecordedRequest } from './control';
+
+/** A small client for an emulator server's /__control API (used by tests and users' own suites). */
+export class EmulatorControlClient {
+  constructor(private readonly baseUrl: string) {}
+
+  private async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<any> {
+    const res = await request(`${this.baseUrl}/__control${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`control ${method} ${path}: ${res.statusCode} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  }
+
+  fault(gateway: GatewayId, fault: FaultKind, options: { count?: number; latencyMs?: number } = {}): Promise<void> {
+    return this.call('POST', '/faults', { gateway, fault, ...options });
+  }
+
+  clearFaults(): Promise<void> {
+    return this.call('DELETE', '/faults');
+  }
+
+  async requests(gateway?: GatewayId): Promise<RecordedRequest[]> {
+    const out = await this.call('GET', `/requests${gateway ? `?gateway=${gateway}` : ''}`);
+    return out.requests;
+  }
+
+  async lastRequest(gateway: GatewayId): Promise<RecordedRequest | undefined> {
+    const list = await this.requests(gateway);
+    return list[list.length - 1];
+  }
+
+  clearRequests(): Promise<void> {
+    return this.call('DELETE', '/requests');
+  }
+
+  reset(): Promise<void> {
+    return this.call('POST', '/reset');
+  }
+}

@@ -1,0 +1,82 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import qs from 'qs';
+import { GATEWAY_IDS } from '../gateways/registry-ids';
+import { EmulatorControl, controlRoutes, recordAndApplyFault } from './control';
+import type { EmulatorPlugin } from './types';
+import { stripeEmulator } from './stripe';
+import { pagarmeEmulator } from './pagarme';
+import { asaasEmulator } from './asaas';
+import { mercadopagoEmulator } from './mercadopago';
+import { pagbankEmulator } from './pagbank';
+
+const EMULATORS: Record<(typeof GATEWAY_IDS)[number], EmulatorPlugin> = {
+  stripe: stripeEmulator,
+  pagarme: pagarmeEmulator,
+  asaas: asaasEmulator,
+  mercadopago: mercadopagoEmulator,
+  pagbank: pagbankEmulator,
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody?: string;
+  }
+}
+
+export interface EmulatorServer {
+  app: FastifyInstance;
+  control: EmulatorControl;
+  url: string; // e.g. http://127.0.0.1:4010
+  gatewayUrl(gateway: (typeof GATEWAY_IDS)[number]): string;
+  close(): Promise<void>;
+}
+
+/** All five emulators in one fastify app, each under its own prefix, plus /__control. */
+export async function buildEmulatorApp(options: { logger?: boolean } = {}): Promise<{ app: FastifyInstance; control: EmulatorControl }> {
+  const control = new EmulatorControl();
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
+
+  // Keep the raw text: emulated gateways compare bodies for idempotency and tests assert exact bytes.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    req.rawBody = body as string;
+    if ((body as string).length === 0) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      const err = Object.assign(new Error('Body is not valid JSON'), { statusCode: 400 });
+      done(err, undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (req, body, done) => {
+    req.rawBody = body as string;
+    done(null, qs.parse(body as string, { arrayLimit: 100, depth: 10 }));
+  });
+
+  app.addHook('preHandler', (request, reply) => recordAndApplyFault(control, request, reply));
+  app.addHook('onClose', async () => control.releaseHanging());
+
+  await app.register(controlRoutes, { prefix: '/__control', control });
+  for (const gateway of GATEWAY_IDS) {
+    await app.register(EMULATORS[gateway], { prefix: `/${gateway}`, gateway, control });
+  }
+  return { app, control };
+}
+
+export async function startEmulators(options: { port?: number; host?: string; logger?: boolean } = {}): Promise<EmulatorServer> {
+  const { app, control } = await buildEmulatorApp({ logger: options.logger });
+  const host = options.host ?? '127.0.0.1';
+  await app.listen({ port: options.port ?? 0, host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${host}:${port}`;
+  return {
+    app,
+    control,
+    url,
+    gatewayUrl: (gateway) => `${url}/${gateway}`,
+    close: async () => {
+      control.releaseHanging();
+      await app.close();
+    },
+  };
+}

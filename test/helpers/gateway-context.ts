@@ -1,0 +1,47 @@
+import { GatewayHttp } from '../../src/gateways/http-client';
+import { loadMappings, type MappingRegistry } from '../../src/mapping/loader';
+import { startEmulators, type EmulatorServer } from '../../src/sandbox/emulators';
+import { EmulatorControlClient } from '../../src/sandbox/control-client';
+import type { CallContext, GatewayId } from '../../src/gateways/types';
+
+/** Emulators on port 0 plus what an adapter call needs, for tests that drive one adapter directly. */
+export interface GatewayHarness {
+  emulators: EmulatorServer;
+  control: EmulatorControlClient;
+  http: GatewayHttp;
+  mappings: MappingRegistry;
+  context(gateway: GatewayId, credentials: Record<string, string>, overrides?: Partial<CallContext>): CallContext;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startGatewayHarness(): Promise<GatewayHarness> {
+  const emulators = await startEmulators();
+  const http = new GatewayHttp();
+  const mappings = loadMappings();
+  return {
+    emulators,
+    control: new EmulatorControlClient(emulators.url),
+    http,
+    mappings,
+    context(gateway, credentials, overrides = {}) {
+      counter += 1;
+      return {
+        gateway,
+        baseUrl: emulators.gatewayUrl(gateway),
+        credentials,
+        http,
+        mappings: mappings.get(gateway)!,
+        idempotencyKey: `test_${process.pid}_${counter}`,
+        chargeId: `chg_test_${process.pid}_${counter}`,
+        timeoutMs: 5000,
+        ...overrides,
+      };
+    },
+    async close() {
+      await http.close();
+      await emulators.close();
+    },
+  };
+}
