@@ -76,8 +76,10 @@ export function gatewayText(reply: GatewayReply): string {
  * Normalize a charge body through `charge.response` and enforce the normalized contract. A declined
  * (or card-failed) charge becomes a `decline` failure carrying the normalized result so it is stored.
  */
-export async function normalizeCharge(ctx: CallContext, reply: GatewayReply, extra: Record<string, unknown> = {}): Promise<ChargeOutcome> {
-  const normalized = await ctx.mappings.evaluate<NormalizedChargeResult>('charge.response', { response: reply.json, extra });
+export async function normalizeCharge(
+  ctx: CallContext, reply: GatewayReply, extra: Record<string, unknown> = {}, bindings: Record<string, unknown> = {},
+): Promise<ChargeOutcome> {
+  const normalized = await ctx.mappings.evaluate<NormalizedChargeResult>('charge.response', { response: reply.json, extra }, bindings);
   assertChargeResult(ctx, normalized, reply);
   if (normalized.status === 'declined' || (normalized.status === 'failed' && normalized.declineCode)) {
     const code = normalized.declineCode && DECLINE_CODES.includes(normalized.declineCode) ? normalized.declineCode : 'card_declined';
@@ -105,8 +107,8 @@ function assertChargeResult(ctx: CallContext, r: NormalizedChargeResult | undefi
   }
 }
 
-export async function normalizeCustomer(ctx: CallContext, reply: GatewayReply): Promise<CustomerOutcome> {
-  const normalized = await ctx.mappings.evaluate<NormalizedCustomerResult>('customer.response', { response: reply.json });
+export async function normalizeCustomer(ctx: CallContext, reply: GatewayReply, bindings: Record<string, unknown> = {}): Promise<CustomerOutcome> {
+  const normalized = await ctx.mappings.evaluate<NormalizedCustomerResult>('customer.response', { response: reply.json }, bindings);
   if (!normalized || typeof normalized.externalId !== 'string' || !normalized.externalId) {
     throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} customer response has no id`, { status: reply.status, body: reply.json });
   }
