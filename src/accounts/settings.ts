@@ -1,0 +1,40 @@
+import { resolveGatewayId } from '../gateways/registry-ids';
+import { validationError, type FieldError } from '../errors';
+import type { SettingsRow } from '../store/accounts';
+
+export interface SettingsPatch {
+  primaryGateway?: string | null;
+  gatewayFallbacks?: string[];
+  compatibilityMode?: string | null;
+  responseFormat?: SettingsRow['responseFormat'];
+  webhookForwardUrl?: string | null;
+}
+
+/**
+ * Merge a schema-valid patch into the current settings: aliases resolve to canonical ids, fallbacks keep
+ * their order, may not repeat and may not contain the primary (it is tried first anyway).
+ */
+export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): SettingsRow {
+  const next: SettingsRow = { ...current, gatewayFallbacks: [...current.gatewayFallbacks] };
+  const errors: FieldError[] = [];
+  if (patch.primaryGateway !== undefined) next.primaryGateway = patch.primaryGateway === null ? null : resolveGatewayId(patch.primaryGateway)!;
+  if (patch.compatibilityMode !== undefined) next.compatibilityMode = patch.compatibilityMode === null ? null : resolveGatewayId(patch.compatibilityMode)!;
+  if (patch.responseFormat !== undefined) next.responseFormat = patch.responseFormat;
+  if (patch.webhookForwardUrl !== undefined) next.webhookForwardUrl = patch.webhookForwardUrl;
+  if (patch.gatewayFallbacks !== undefined) {
+    next.gatewayFallbacks = patch.gatewayFallbacks.map((g) => resolveGatewayId(g)!);
+    const seen = new Set<string>();
+    next.gatewayFallbacks.forEach((g, i) => {
+      if (seen.has(g)) errors.push({ field: `gatewayFallbacks.${i}`, message: `${g} is listed more than once` });
+      seen.add(g);
+    });
+  }
+  if (next.primaryGateway && next.gatewayFallbacks.includes(next.primaryGateway)) {
+    errors.push({
+      field: patch.gatewayFallbacks !== undefined ? 'gatewayFallbacks' : 'primaryGateway',
+      message: `the primary gateway ${next.primaryGateway} cannot also be a fallback`,
+    });
+  }
+  if (errors.length) throw validationError(`Invalid settings: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  return next;
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { RouteGateError, validationError } from '../errors';
+import type { Store } from '../store';
+import type { AccountRow } from '../store/accounts';
+import { API_KEY_PATTERN, hashApiKey } from './api-keys';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account: AccountRow;
+  }
+}
+
+/** Query parameters that would put a key in URLs, proxies' logs and browser history. */
+export const KEY_QUERY_PARAMS = ['api_key', 'x-api-key', 'apikey', 'apiKey', 'key'];
+
+export function keyInQuery(request: FastifyRequest): boolean {
+  const q = request.query as Record<string, unknown> | undefined;
+  return !!q && KEY_QUERY_PARAMS.some((p) => Object.prototype.hasOwnProperty.call(q, p));
+}
+
+/**
+ * `x-api-key` -> request.account, as an onRequest hook of the context it is installed in (the /api/v1 routes;
+ * webhook receivers live outside it). Keys are found by their SHA-256 through a unique index: timing can
+ * only reveal how a hash of the guess compares, which says nothing usable about any real key.
+ */
+export function installAuth(app: FastifyInstance, store: Store): void {
+  app.addHook('onRequest', async (request) => {
+    if (keyInQuery(request)) {
+      throw validationError('API keys are not accepted in the URL; send the key in the x-api-key header');
+    }
+    const header = request.headers['x-api-key'];
+    const key = Array.isArray(header) ? header[0] : header;
+    if (key === undefined || key === '') throw new RouteGateError('MISSING_API_KEY', 'Missing x-api-key header');
+    if (!API_KEY_PATTERN.test(key)) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
+    const hash = hashApiKey(key);
+    const record = store.apiKeys.findByHash(hash);
+    if (!record || record.revoked) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
+    const account = store.accounts.get(record.accountId);
+    if (!account) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
+    if (!account.active) throw new RouteGateError('CLIENT_INACTIVE', 'This account is deactivated; contact the operator');
+    request.account = account;
+  });
+}

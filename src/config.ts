@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { GATEWAY_IDS, type GatewayId } from './gateways/registry-ids';
+import { ADAPTER_BASE_URLS } from './gateways/base-urls';
+
+export interface Config {
+  port: number;
+  host: string;
+  dbPath: string;
+  publicUrl: string;
+  masterKey: Buffer;
+  masterKeySource: 'env' | 'file';
+  rateLimit: number; // requests per minute, per API key and per client IP
+  gatewayUrls: Record<GatewayId, string>;
+  gatewayTimeoutMs: number;
+  bodyLimit: number; // bytes
+  nodeEnv: string;
+  production: boolean;
+  logLevel: string;
+  warnings: string[]; // things start-up should log once the logger exists
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** 32 bytes, given as 64 hex characters or base64. */
+export function parseMasterKey(raw: string, name = 'ROUTEGATE_MASTER_KEY'): Buffer {
+  const value = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) {
+    const buf = Buffer.from(value, 'base64');
+    if (buf.length === 32) return buf;
+  }
+  throw new ConfigError(`${name} must be 32 bytes as 64 hex characters or base64 (generate one with: openssl rand -hex 32)`);
+}
+
+function masterKey(env: Env, dbPath: string, production: boolean, warnings: string[]): { key: Buffer; source: 'env' | 'file' } {
+  if (env.ROUTEGATE_MASTER_KEY) return { key: parseMasterKey(env.ROUTEGATE_MASTER_KEY), source: 'env' };
+  if (production) throw new ConfigError('ROUTEGATE_MASTER_KEY is required when NODE_ENV=production (32 bytes, hex or base64)');
+  const file = path.join(path.dirname(dbPath), 'master.key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
+    warnings.push(`ROUTEGATE_MASTER_KEY is not set: generated ${file}; set ROUTEGATE_MASTER_KEY in production`);
+  } else {
+    warnings.push(`ROUTEGATE_MASTER_KEY is not set: using ${file}`);
+  }
+  return { key: parseMasterKey(fs.readFileSync(file, 'utf8'), file), source: 'file' };
+}
+
+/** Read and validate the whole configuration once; a bad value stops start-up with a clear message. */
+export function loadConfig(env: Env = process.env): Config {
+  const warnings: string[] = [];
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const production = nodeEnv === 'production';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const dbPath = env.ROUTEGATE_DB?.trim() || './data/routegate.db';
+  const publicUrl = httpUrl('ROUTEGATE_PUBLIC_URL', env.ROUTEGATE_PUBLIC_URL?.trim() || `http://localhost:${port}`);
+  const rateLimit = integer(env, 'ROUTEGATE_RATE_LIMIT', 100, 1, 10_000_000);
+  const gatewayTimeoutMs = integer(env, 'ROUTEGATE_GATEWAY_TIMEOUT_MS', 30_000, 1, 600_000);
+  const bodyLimit = integer(env, 'ROUTEGATE_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
+  const logLevel = env.ROUTEGATE_LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`ROUTEGATE_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  const gatewayUrls = {} as Record<GatewayId, string>;
+  for (const id of GATEWAY_IDS) {
+    const name = `ROUTEGATE_${id.toUpperCase()}_URL`;
+    gatewayUrls[id] = httpUrl(name, env[name]?.trim() || ADAPTER_BASE_URLS[id]);
+  }
+  const key = masterKey(env, dbPath, production, warnings);
+  return {
+    port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
+    gatewayTimeoutMs, bodyLimit, nodeEnv, production, logLevel, warnings,
+  };
+}

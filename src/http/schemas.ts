@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+import { SCHEMAS_DIR } from '../lib/paths';
+import type { FieldError } from '../errors';
+import { validationError } from '../errors';
+
+export type JsonSchema = Record<string, unknown> & { $id: string };
+
+let cache: JsonSchema[] | undefined;
+
+/** schemas/*.json, each with an $id; the one source for validation, serialization and /docs. */
+export function loadSchemas(dir: string = SCHEMAS_DIR): JsonSchema[] {
+  if (cache && dir === SCHEMAS_DIR) return cache;
+  const schemas = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => {
+    const schema = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as JsonSchema;
+    if (!schema.$id) throw new Error(`schema ${f} has no $id`);
+    return schema;
+  });
+  if (dir === SCHEMAS_DIR) cache = schemas;
+  return schemas;
+}
+
+/** Ajv options shared with fastify's validator: report every error, never coerce or strip silently. */
+export const AJV_OPTIONS = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false } as const;
+
+export function registerSchemas(app: FastifyInstance): void {
+  for (const schema of loadSchemas()) app.addSchema(schema);
+}
+
+/** Validation outside route schemas (credentials per gateway), with the same Ajv options. */
+export class SchemaValidator {
+  private readonly ajv = new Ajv(AJV_OPTIONS);
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(schemas: JsonSchema[] = loadSchemas()) {
+    addFormats(this.ajv);
+    for (const s of schemas) this.ajv.addSchema(s);
+  }
+
+  /** Throws VALIDATION_ERROR with field errors prefixed by `prefix` (e.g. "credentials"). */
+  assert(id: string, data: unknown, prefix: string, message: string): void {
+    let fn = this.compiled.get(id);
+    if (!fn) {
+      fn = this.ajv.getSchema(id);
+      if (!fn) throw new Error(`unknown schema ${id}`);
+      this.compiled.set(id, fn);
+    }
+    if (!fn(data)) {
+      const errors = fieldErrors(fn.errors ?? [], prefix);
+      throw validationError(`${message}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+    }
+  }
+}
+
+/** Ajv errors -> [{field, message}] with dotted field paths a merchant can read. */
+export function fieldErrors(errors: ErrorObject[], prefix = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const base = [prefix, ...e.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.');
+    const join = (child: string) => (base ? `${base}.${child}` : child);
+    switch (e.keyword) {
+      case 'required':
+        out.push({ field: join((e.params as { missingProperty: string }).missingProperty), message: 'is required' });
+        break;
+      case 'additionalProperties':
+        out.push({ field: join((e.params as { additionalProperty: string }).additionalProperty), message: 'is not a known field' });
+        break;
+      case 'enum':
+        out.push({ field: base || '(body)', message: `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues).filter((v) => v !== null).join(', ')}` });
+        break;
+      case 'if':
+        break; // the failing `then` branch already reported what is wrong
+      default:
+        out.push({ field: base || '(body)', message: e.message ?? 'is invalid' });
+    }
+  }
+  // allErrors can report the same field twice (e.g. type + enum for null); keep the first of each.
+  const seen = new Set<string>();
+  return out.filter((e) => (seen.has(e.field + e.message) ? false : (seen.add(e.field + e.message), true)));
+}

@@ -1,0 +1,25 @@
+import closeWithGrace from 'close-with-grace';
+import { loadConfig, ConfigError } from './config';
+import { buildApp } from './app';
+import { MappingLoadError } from './mapping/loader';
+
+/** Process entry: configuration, listen, graceful shutdown. No logic of its own. */
+export async function startServer(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadConfig(env);
+  const app = await buildApp({ config });
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+  });
+  await app.listen({ port: config.port, host: config.host });
+  return app;
+}
+
+if (require.main === module) {
+  startServer().catch((err) => {
+    const known = err instanceof ConfigError || err instanceof MappingLoadError;
+    process.stderr.write(`routegate: ${known ? err.message : (err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,97 @@
+import type { DB } from './db';
+import { nowIso } from './db';
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  email: string;
+  active: boolean;
+  webhookToken: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SettingsRow {
+  primaryGateway: string | null;
+  gatewayFallbacks: string[];
+  compatibilityMode: string | null;
+  responseFormat: 'full' | 'normalized' | 'raw';
+  webhookForwardUrl: string | null;
+}
+
+export const DEFAULT_SETTINGS: SettingsRow = {
+  primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null,
+};
+
+interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; created_at: string; updated_at: string }
+interface RawSettings { primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null }
+
+function toAccount(r: RawAccount): AccountRow {
+  return { id: r.id, name: r.name, email: r.email, active: r.active === 1, webhookToken: r.webhook_token, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+/** Accounts and their settings. */
+export class AccountsRepository {
+  private readonly insertAccount;
+  private readonly insertSettings;
+  private readonly byId;
+  private readonly byWebhookToken;
+  private readonly all;
+  private readonly setActiveStmt;
+  private readonly settingsById;
+  private readonly updateSettingsStmt;
+
+  constructor(private readonly db: DB) {
+    this.insertAccount = db.prepare('INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)');
+    this.insertSettings = db.prepare("INSERT INTO settings (account_id, gateway_fallbacks, response_format, updated_at) VALUES (?, '[]', 'full', ?)");
+    this.byId = db.prepare('SELECT * FROM accounts WHERE id = ?');
+    this.byWebhookToken = db.prepare('SELECT * FROM accounts WHERE webhook_token = ?');
+    this.all = db.prepare('SELECT * FROM accounts ORDER BY created_at, id');
+    this.setActiveStmt = db.prepare('UPDATE accounts SET active = ?, updated_at = ? WHERE id = ?');
+    this.settingsById = db.prepare('SELECT * FROM settings WHERE account_id = ?');
+    this.updateSettingsStmt = db.prepare(
+      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, updated_at = ? WHERE account_id = ?',
+    );
+  }
+
+  create(a: { id: string; name: string; email: string; webhookToken: string }): AccountRow {
+    const now = nowIso();
+    this.insertAccount.run(a.id, a.name, a.email, a.webhookToken, now, now);
+    this.insertSettings.run(a.id, now);
+    return this.get(a.id)!;
+  }
+
+  get(id: string): AccountRow | undefined {
+    const r = this.byId.get(id) as RawAccount | undefined;
+    return r && toAccount(r);
+  }
+
+  getByWebhookToken(token: string): AccountRow | undefined {
+    const r = this.byWebhookToken.get(token) as RawAccount | undefined;
+    return r && toAccount(r);
+  }
+
+  list(): AccountRow[] {
+    return (this.all.all() as RawAccount[]).map(toAccount);
+  }
+
+  setActive(id: string, active: boolean): boolean {
+    return this.setActiveStmt.run(active ? 1 : 0, nowIso(), id).changes === 1;
+  }
+
+  settings(id: string): SettingsRow {
+    const r = this.settingsById.get(id) as RawSettings | undefined;
+    if (!r) return { ...DEFAULT_SETTINGS };
+    return {
+      primaryGateway: r.primary_gateway,
+      gatewayFallbacks: JSON.parse(r.gateway_fallbacks),
+      compatibilityMode: r.compatibility_mode,
+      responseFormat: r.response_format as SettingsRow['responseFormat'],
+      webhookForwardUrl: r.webhook_forward_url,
+    };
+  }
+
+  saveSettings(id: string, s: SettingsRow): void {
+    this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, nowIso(), id);
+  }
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+import type { DB } from './db';
+import { nowIso } from './db';
+
+export interface ApiKeyRecord { id: string; accountId: string; revoked: boolean }
+
+/** API keys by SHA-256 only; the key itself never reaches this table. */
+export class ApiKeysRepository {
+  private readonly insert;
+  private readonly byHash;
+  private readonly revokeAll;
+
+  constructor(private readonly db: DB) {
+    this.insert = db.prepare('INSERT INTO api_keys (id, account_id, key_hash, key_hint, created_at) VALUES (?, ?, ?, ?, ?)');
+    this.byHash = db.prepare('SELECT id, account_id, revoked_at FROM api_keys WHERE key_hash = ?');
+    this.revokeAll = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL');
+  }
+
+  /** Revoke every live key of the account and store the new hash, atomically. */
+  replace(accountId: string, keyHash: string, hint: string): void {
+    this.db.transaction(() => {
+      const now = nowIso();
+      this.revokeAll.run(now, accountId);
+      this.insert.run(randomUUID(), accountId, keyHash, hint, now);
+    })();
+  }
+
+  findByHash(keyHash: string): ApiKeyRecord | undefined {
+    const r = this.byHash.get(keyHash) as { id: string; account_id: string; revoked_at: string | null } | undefined;
+    return r && { id: r.id, accountId: r.account_id, revoked: r.revoked_at !== null };
+  }
+}

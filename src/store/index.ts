@@ -1,0 +1,28 @@
+import { openDatabase, type DB } from './db';
+import { AccountsRepository } from './accounts';
+import { ApiKeysRepository } from './api-keys';
+import { CredentialsRepository } from './credentials';
+import { MetaRepository } from './meta';
+
+/** The repositories over one SQLite file. */
+export class Store {
+  readonly accounts: AccountsRepository;
+  readonly apiKeys: ApiKeysRepository;
+  readonly credentials: CredentialsRepository;
+  readonly meta: MetaRepository;
+
+  constructor(readonly db: DB) {
+    this.accounts = new AccountsRepository(db);
+    this.apiKeys = new ApiKeysRepository(db);
+    this.credentials = new CredentialsRepository(db);
+    this.meta = new MetaRepository(db);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+export function openStore(file: string): Store {
+  return new Store(openDatabase(file));
+}

@@ -1,0 +1,19 @@
+import type { DB } from './db';
+
+export class MetaRepository {
+  private readonly getStmt;
+  private readonly setStmt;
+
+  constructor(db: DB) {
+    this.getStmt = db.prepare('SELECT value FROM meta WHERE key = ?').pluck();
+    this.setStmt = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  }
+
+  get(key: string): string | undefined {
+    return this.getStmt.get(key) as string | undefined;
+  }
+
+  set(key: string, value: string): void {
+    this.setStmt.run(key, value);
+  }
+}

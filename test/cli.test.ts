@@ -1,0 +1,100 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from '../src/lib/paths';
+import { startService } from './helper';
+
+function routegate(args: string[], env: Record<string, string>) {
+  const res = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 20_000,
+  });
+  return { code: res.status, out: res.stdout, err: res.stderr };
+}
+
+const tmp = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-cli-'));
+  return { dir, env: { ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'c'.repeat(64) } };
+};
+
+test('accounts create prints one JSON line with id and apiKey; list, deactivate, activate and rotate work', () => {
+  const { env } = tmp();
+  const created = routegate(['accounts', 'create', '--name', 'Loja CLI', '--email', 'cli@example.com'], env);
+  assert.equal(created.code, 0, created.err);
+  const lines = created.out.trim().split('\n');
+  assert.equal(lines.length, 1);
+  const account = JSON.parse(lines[0]);
+  assert.deepEqual(Object.keys(account), ['id', 'apiKey']);
+  assert.match(account.id, /^[0-9a-f-]{36}$/);
+  assert.match(account.apiKey, /^tk_[A-Za-z0-9]{32,}$/);
+
+  const list = routegate(['accounts', 'list'], env);
+  assert.equal(list.code, 0);
+  const rows = list.out.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].id, account.id);
+  assert.equal(rows[0].active, true);
+  assert.ok(!list.out.includes(account.apiKey), 'list never shows keys');
+
+  assert.equal(routegate(['accounts', 'deactivate', account.id], env).code, 0);
+  assert.equal(JSON.parse(routegate(['accounts', 'list'], env).out).active, false);
+  assert.equal(routegate(['accounts', 'activate', account.id], env).code, 0);
+  assert.equal(JSON.parse(routegate(['accounts', 'list'], env).out).active, true);
+
+  const rotated = routegate(['keys', 'rotate', account.id], env);
+  assert.equal(rotated.code, 0);
+  const r = JSON.parse(rotated.out);
+  assert.equal(r.id, account.id);
+  assert.notEqual(r.apiKey, account.apiKey);
+});
+
+test('a key rotated by the CLI is refused by the running service at once', async () => {
+  const { env } = tmp();
+  const account = JSON.parse(routegate(['accounts', 'create', '--name', 'Loja', '--email', 'l@example.com'], env).out);
+  const svc = await startService({ ROUTEGATE_DB: env.ROUTEGATE_DB, ROUTEGATE_MASTER_KEY: env.ROUTEGATE_MASTER_KEY });
+  try {
+    assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: account.apiKey })).status, 200);
+    const rotated = JSON.parse(routegate(['keys', 'rotate', account.id], env).out);
+    assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: account.apiKey })).status, 401);
+    assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: rotated.apiKey })).status, 200);
+    routegate(['accounts', 'deactivate', account.id], env);
+    assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: rotated.apiKey })).status, 403);
+  } finally {
+    await svc.close();
+  }
+});
+
+test('bad arguments print usage on stderr and exit 2', () => {
+  const { env } = tmp();
+  for (const args of [[], ['accounts'], ['accounts', 'create', '--name', 'x'], ['accounts', 'create', '--email', 'x@y.co'],
+    ['accounts', 'create', '--name', 'x', '--email', 'not-an-email'], ['keys', 'rotate'], ['accounts', 'deactivate'], ['frobnicate']]) {
+    const res = routegate(args, env);
+    assert.equal(res.code, 2, `${args.join(' ')}: ${res.err}`);
+    assert.match(res.err, /usage: routegate/);
+    assert.equal(res.out, '');
+  }
+});
+
+test('an unknown account id exits 1 with a message', () => {
+  const { env } = tmp();
+  const res = routegate(['accounts', 'deactivate', '00000000-0000-0000-0000-000000000000'], env);
+  assert.equal(res.code, 1);
+  assert.match(res.err, /no account/);
+});
+
+test('without ROUTEGATE_MASTER_KEY outside production a key file is generated with a warning', () => {
+  const { dir } = tmp();
+  const res = routegate(['accounts', 'list'], { ROUTEGATE_DB: path.join(dir, 'rg.db') });
+  assert.equal(res.code, 0, res.err);
+  assert.match(res.err, /warning: ROUTEGATE_MASTER_KEY is not set: generated/);
+  assert.ok(fs.existsSync(path.join(dir, 'master.key')));
+});
+
+test('a bad configuration value stops with a clear message', () => {
+  const { env } = tmp();
+  const res = routegate(['accounts', 'list'], { ...env, ROUTEGATE_MASTER_KEY: 'short' });
+  assert.equal(res.code, 1);
+  assert.match(res.err, /ROUTEGATE_MASTER_KEY must be 32 bytes/);
+});

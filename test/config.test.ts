@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig, ConfigError } from '../src/config';
+
+const base = { ROUTEGATE_MASTER_KEY: 'ab'.repeat(32), ROUTEGATE_DB: '/tmp/routegate-config-test/rg.db' };
+
+test('defaults follow the contract', () => {
+  const c = loadConfig(base);
+  assert.equal(c.port, 3000);
+  assert.equal(c.host, '0.0.0.0');
+  assert.equal(c.publicUrl, 'http://localhost:3000');
+  assert.equal(c.rateLimit, 100);
+  assert.equal(c.gatewayTimeoutMs, 30000);
+  assert.equal(c.bodyLimit, 1024 * 1024);
+  assert.equal(c.gatewayUrls.stripe, 'https://api.stripe.com');
+  assert.equal(c.production, false);
+  assert.equal(loadConfig({ ...base, ROUTEGATE_DB: undefined }).dbPath, './data/routegate.db');
+});
+
+test('overrides are read and validated', () => {
+  const c = loadConfig({ ...base, PORT: '8080', ROUTEGATE_STRIPE_URL: 'http://127.0.0.1:4010/stripe/', ROUTEGATE_GATEWAY_TIMEOUT_MS: '500' });
+  assert.equal(c.publicUrl, 'http://localhost:8080');
+  assert.equal(c.gatewayUrls.stripe, 'http://127.0.0.1:4010/stripe');
+  assert.equal(c.gatewayTimeoutMs, 500);
+  assert.equal(loadConfig({ ...base, ROUTEGATE_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') }).masterKey.length, 32);
+});
+
+test('bad values stop start-up naming the variable', () => {
+  const bad: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between/],
+    [{ ROUTEGATE_RATE_LIMIT: '0' }, /ROUTEGATE_RATE_LIMIT/],
+    [{ ROUTEGATE_PUBLIC_URL: 'ftp://x' }, /ROUTEGATE_PUBLIC_URL/],
+    [{ ROUTEGATE_PAGBANK_URL: 'nope' }, /ROUTEGATE_PAGBANK_URL/],
+    [{ ROUTEGATE_MASTER_KEY: 'abc' }, /ROUTEGATE_MASTER_KEY must be 32 bytes/],
+    [{ ROUTEGATE_LOG_LEVEL: 'loud' }, /ROUTEGATE_LOG_LEVEL/],
+  ];
+  for (const [env, message] of bad) assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+});
+
+test('production requires ROUTEGATE_MASTER_KEY', () => {
+  assert.throws(() => loadConfig({ ROUTEGATE_DB: base.ROUTEGATE_DB, NODE_ENV: 'production' }), /required when NODE_ENV=production/);
+});
