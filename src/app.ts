@@ -11,6 +11,9 @@ import { registerIpRateLimit, registerKeyRateLimit } from './http/rate-limit';
 import { registerDocs } from './http/docs';
 import { REDACT_PATHS, requestSerializer } from './lib/redact';
 import { RouteGateError } from './errors';
+import { chargeRoutes } from './charges/routes';
+import { loadMappings } from './mapping/loader';
+import { GatewayHttp } from './gateways/http-client';
 
 export interface AppOptions {
   config: Config;
@@ -45,6 +48,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     trustProxy: false,
   });
 
+  // Mappings compile before anything opens: a broken file stops start-up naming it.
+  const mappings = loadMappings();
   const store = opts.store ?? openStore(config.dbPath);
   const vault = new CredentialVault(store, config.masterKey);
   try {
@@ -57,7 +62,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('store', store);
   app.decorate('config', config);
   app.decorateRequest('account', null as never);
-  app.addHook('onClose', async () => store.close());
+  const http = new GatewayHttp();
+  app.addHook('onClose', async () => {
+    await http.close();
+    store.close();
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -84,6 +93,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     installAuth(api, store);
     await registerKeyRateLimit(api, { max: config.rateLimit });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
+    await api.register(chargeRoutes, { store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs });
   }, { prefix: '/api/v1' });
 
   return app;

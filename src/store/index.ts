@@ -3,6 +3,9 @@ import { AccountsRepository } from './accounts';
 import { ApiKeysRepository } from './api-keys';
 import { CredentialsRepository } from './credentials';
 import { MetaRepository } from './meta';
+import { ChargesRepository } from './charges';
+import { CustomersRepository } from './customers';
+import { IdempotencyRepository } from './idempotency';
 
 /** The repositories over one SQLite file. */
 export class Store {
@@ -10,12 +13,18 @@ export class Store {
   readonly apiKeys: ApiKeysRepository;
   readonly credentials: CredentialsRepository;
   readonly meta: MetaRepository;
+  readonly charges: ChargesRepository;
+  readonly customers: CustomersRepository;
+  readonly idempotency: IdempotencyRepository;
 
   constructor(readonly db: DB) {
     this.accounts = new AccountsRepository(db);
     this.apiKeys = new ApiKeysRepository(db);
     this.credentials = new CredentialsRepository(db);
     this.meta = new MetaRepository(db);
+    this.charges = new ChargesRepository(db);
+    this.customers = new CustomersRepository(db);
+    this.idempotency = new IdempotencyRepository(db);
   }
 
   close(): void {

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import type { AccountRow, SettingsRow } from '../store/accounts';
+import type { CustomerRecord } from '../store/customers';
+import { nowIso } from '../store/db';
+import { ADAPTERS } from '../gateways/registry';
+import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
+import { RouteGateError, validationError } from '../errors';
+import { callContext, type GatewayDeps } from './orchestrator';
+import { toPublicError } from './outcomes';
+
+export interface CustomerInput { gateway?: string; name: string; email: string; document: string; phone?: string }
+
+export function customerView(c: CustomerRecord): Record<string, unknown> {
+  const v: Record<string, unknown> = { id: c.id, externalId: c.externalId, gateway: c.gateway, name: c.name, email: c.email, document: c.document };
+  if (c.phone) v.phone = c.phone;
+  v.createdAt = c.createdAt;
+  return v;
+}
+
+/** Customers are created at one gateway; their externalId is what a later charge there sends as customerId. */
+export class CustomerService {
+  constructor(private readonly deps: GatewayDeps) {}
+
+  async create(account: AccountRow, settings: SettingsRow, input: CustomerInput): Promise<{ customer: CustomerRecord; raw: unknown }> {
+    const gateway = (input.gateway === undefined ? undefined : resolveGatewayId(input.gateway)) ?? (settings.primaryGateway as GatewayId | null);
+    if (!gateway) {
+      throw validationError('No gateway for the customer: send "gateway" or set primaryGateway', [{ field: 'gateway', message: 'is required when the account has no primaryGateway' }]);
+    }
+    const adapter = ADAPTERS[gateway];
+    if (adapter.capabilities.customer === 'unsupported') {
+      throw new RouteGateError('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} has no customer resource; send the customer inline on each charge`, { gateway });
+    }
+    const id = `cus_rg_${randomUUID().replace(/-/g, '')}`;
+    const ctx = callContext(this.deps, account.id, gateway, id, `${id}-create`);
+    if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`, { gateway });
+    let outcome;
+    try {
+      outcome = await adapter.createCustomer(ctx, { name: input.name, email: input.email, document: input.document, phone: input.phone });
+    } catch (err) {
+      throw toPublicError(err, gateway);
+    }
+    const customer: CustomerRecord = {
+      id, accountId: account.id, gateway, externalId: outcome.normalized.externalId, name: input.name, email: input.email,
+      document: input.document, phone: input.phone ?? null, createdAt: nowIso(),
+    };
+    this.deps.store.customers.insert(customer);
+    return { customer, raw: outcome.raw };
+  }
+}

@@ -1,0 +1,57 @@
+import type { ChargeRecord } from '../store/charges';
+
+export type ResponseFormat = 'full' | 'normalized' | 'raw';
+
+/** The normalized charge (SPEC.md "Charge (normalized response)"): pix fields for pix, boleto fields for boleto. */
+export function chargeView(c: ChargeRecord): Record<string, unknown> {
+  const v: Record<string, unknown> = {
+    id: c.id,
+    externalId: c.externalId,
+    gateway: c.gateway,
+    status: c.status,
+    paymentMethod: c.paymentMethod,
+    amount: c.amount,
+    paidAmount: c.paidAmount,
+    refundedAmount: c.refundedAmount,
+    currency: c.currency,
+  };
+  if (c.captured !== null) v.captured = c.captured;
+  if (c.description) v.description = c.description;
+  if (c.customerId) v.customerId = c.customerId;
+  if (c.paymentMethod === 'pix') {
+    if (c.pixQrCode) v.pixQrCode = c.pixQrCode;
+    if (c.pixCopyPaste) v.pixCopyPaste = c.pixCopyPaste;
+  }
+  if (c.paymentMethod === 'boleto') {
+    if (c.boletoUrl) v.boletoUrl = c.boletoUrl;
+    if (c.boletoBarcode) v.boletoBarcode = c.boletoBarcode;
+  }
+  if (c.declineCode) v.declineCode = c.declineCode;
+  if (c.fallbackUsed) {
+    v.gatewayFallbackUsed = true;
+    v.primaryGateway = c.primaryGateway;
+  }
+  v.createdAt = c.createdAt;
+  v.updatedAt = c.updatedAt;
+  return v;
+}
+
+/**
+ * DESIGN.md: `full` = normalized fields plus `gatewayResponse` (the gateway's body); `normalized` = normalized
+ * fields only; `raw` = the gateway body as received. Reads of stored charges have no gateway body: `full` and
+ * `raw` then answer the normalized view.
+ */
+export function shapeCharge(format: ResponseFormat, c: ChargeRecord, raw?: unknown): unknown {
+  if (format === 'raw' && raw !== undefined) return raw;
+  const view = chargeView(c);
+  if (format === 'full' && raw !== undefined) view.gatewayResponse = raw;
+  return view;
+}
+
+export function rgHeaders(c: Pick<ChargeRecord, 'id' | 'gateway' | 'fallbackUsed'> | undefined, gateway?: string | null): Record<string, string> {
+  return {
+    'x-rg-gateway': c?.gateway ?? gateway ?? 'none',
+    'x-rg-fallback-used': c?.fallbackUsed ? 'true' : 'false',
+    'x-rg-charge-id': c?.id ?? 'none',
+  };
+}

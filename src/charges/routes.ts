@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { NormalizedCharge } from '../gateways/types';
+import { resolveGatewayId } from '../gateways/registry-ids';
+import { RouteGateError, validationError } from '../errors';
+import { installIdempotency } from '../http/idempotency';
+import { ChargeService, type ChargeResult, type GatewayDeps } from './orchestrator';
+import { CustomerService, customerView, type CustomerInput } from './customers';
+import { chargeView, rgHeaders, shapeCharge } from './response-format';
+
+const errors = { 400: { $ref: 'error-envelope#' }, 401: { $ref: 'error-envelope#' }, 404: { $ref: 'error-envelope#' }, 422: { $ref: 'error-envelope#' }, 502: { $ref: 'error-envelope#' }, 504: { $ref: 'error-envelope#' } };
+const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } };
+
+function encodeCursor(c: { createdAt: string; id: string }): string {
+  return Buffer.from(`${c.createdAt}|${c.id}`).toString('base64url');
+}
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw validationError('cursor is not one this API returned', [{ field: 'cursor', message: 'is invalid' }]);
+  return { createdAt, id };
+}
+
+/** POST/GET charges, follow-up operations and customers: thin handlers over the services. */
+export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const charges = new ChargeService(deps);
+  const customers = new CustomerService(deps);
+  installIdempotency(app, deps.store);
+
+  // X-RG-* on every charge response, errors included; before a charge exists they name what was asked for.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('x-rg-charge-id') && request.url.startsWith('/api/v1/charges')) {
+      const body = request.body as { gateway?: string } | undefined;
+      const asked = resolveGatewayId(body?.gateway) ?? deps.store.accounts.settings(request.account?.id ?? '').primaryGateway;
+      reply.headers(rgHeaders(undefined, asked));
+    }
+    return payload;
+  });
+
+  const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number) => {
+    const headers = rgHeaders(result.charge);
+    if (result.error) throw new RouteGateError(result.error.code, result.error.message, { ...result.error.extra, headers });
+    return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw) });
+  };
+  const formatOf = (accountId: string) => deps.store.accounts.settings(accountId).responseFormat;
+
+  app.post<{ Body: NormalizedCharge }>('/charges', {
+    schema: { tags: ['charges'], summary: 'Create a charge (primary gateway, then fallbacks)', body: { $ref: 'charge-request#' }, response: { 201: { $ref: 'charge-response#' }, ...errors } },
+  }, async (request, reply) => {
+    const settings = deps.store.accounts.settings(request.account.id);
+    const body = request.body;
+    const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true };
+    const result = await charges.create(request.account, settings, charge);
+    return send(reply, result, settings.responseFormat, 201);
+  });
+
+  app.get<{ Querystring: { limit?: string; cursor?: string; status?: string; gateway?: string } }>('/charges', {
+    schema: { tags: ['charges'], summary: 'List charges, newest first (cursor pagination)', querystring: { $ref: 'charge-list-query#' } },
+  }, async (request) => {
+    const q = request.query;
+    const limit = q.limit ? Number(q.limit) : 20;
+    const rows = deps.store.charges.list(request.account.id, {
+      limit: limit + 1, status: q.status, gateway: q.gateway ? resolveGatewayId(q.gateway) : undefined, after: q.cursor ? decodeCursor(q.cursor) : undefined,
+    });
+    const page = rows.slice(0, limit);
+    const nextCursor = rows.length > limit ? encodeCursor(page[page.length - 1]) : null;
+    return { success: true, data: page.map(chargeView), pagination: { limit, nextCursor } };
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { refresh?: string } }>('/charges/:id', {
+    schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-list-query#' } },
+  }, async (request, reply) => {
+    const accountId = request.account.id;
+    if (request.query.refresh === 'true') return send(reply, await charges.refresh(accountId, request.params.id), formatOf(accountId), 200);
+    const charge = charges.get(accountId, request.params.id);
+    const attempts = deps.store.charges.attempts(charge.id);
+    return reply.headers(rgHeaders(charge)).send({ success: true, data: { ...chargeView(charge), attempts } });
+  });
+
+  app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/capture', {
+    schema: { tags: ['charges'], summary: 'Capture a pre-authorization (optionally a smaller amount)', params: idParams, body: { $ref: 'amount-request#' } },
+  }, async (request, reply) => send(reply, await charges.capture(request.account.id, request.params.id, request.body?.amount), formatOf(request.account.id), 200));
+
+  app.post<{ Params: { id: string } }>('/charges/:id/cancel', {
+    schema: { tags: ['charges'], summary: 'Cancel a pre-authorization or a pending charge', params: idParams },
+  }, async (request, reply) => send(reply, await charges.cancel(request.account.id, request.params.id), formatOf(request.account.id), 200));
+
+  app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/refunds', {
+    schema: { tags: ['charges'], summary: 'Refund all or part of a charge', params: idParams, body: { $ref: 'amount-request#' } },
+  }, async (request, reply) => send(reply, await charges.refund(request.account.id, request.params.id, request.body?.amount), formatOf(request.account.id), 201));
+
+  app.post<{ Body: CustomerInput }>('/customers', {
+    schema: { tags: ['customers'], summary: 'Create a customer at a gateway (its externalId is a later customerId)', body: { $ref: 'customer-request#' }, response: { 201: { $ref: 'customer-response#' }, ...errors } },
+  }, async (request, reply) => {
+    const settings = deps.store.accounts.settings(request.account.id);
+    const { customer } = await customers.create(request.account, settings, request.body);
+    return reply.code(201).send({ success: true, data: customerView(customer) });
+  });
+}

@@ -1,0 +1,76 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../store';
+import { RouteGateError, validationError } from '../errors';
+import { sha256Hex } from '../lib/crypto';
+import { clock } from '../lib/clock';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey?: string;
+    idempotentReplay?: boolean;
+  }
+}
+
+/** Key order must not make "the same body" differ. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+const REPLAYED_HEADERS = /^(x-rg-|location$|content-type$)/;
+
+/**
+ * `Idempotency-Key` on POSTs that create something: the same key and body replay the stored answer
+ * (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_CONFLICT.
+ * Every answer is kept (declines and gateway timeouts too, so a retry never charges twice) except a 500
+ * of RouteGate's own, which releases the key for a retry. Kept 24 hours.
+ */
+export function installIdempotency(app: FastifyInstance, store: Store): void {
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method !== 'POST') return;
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw validationError('Idempotency-Key must be 1 to 255 visible ASCII characters', [{ field: 'Idempotency-Key', message: 'is invalid' }]);
+    }
+    const accountId = request.account.id;
+    const hash = sha256Hex(`${request.method} ${request.url.split('?')[0]}\n${canonical(request.body)}`);
+    const now = clock.now();
+    const existing = store.idempotency.get(accountId, key);
+    if (existing && existing.expiresAt > now) {
+      if (existing.requestHash !== hash) {
+        throw new RouteGateError('IDEMPOTENCY_CONFLICT', `Idempotency-Key ${key} was already used with a different request; use a new key for a new request`);
+      }
+      if (existing.statusCode === null) {
+        throw new RouteGateError('IDEMPOTENCY_CONFLICT', `A request with Idempotency-Key ${key} is still being processed; retry shortly`);
+      }
+      request.idempotentReplay = true;
+      return reply.code(existing.statusCode).headers({ ...existing.headers, 'idempotent-replayed': 'true' }).send(existing.body);
+    }
+    if (!store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) {
+      throw new RouteGateError('IDEMPOTENCY_CONFLICT', `A request with Idempotency-Key ${key} is still being processed; retry shortly`);
+    }
+    request.idempotencyKey = key;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey;
+    if (!key || request.idempotentReplay) return payload;
+    if (reply.statusCode === 500) {
+      store.idempotency.release(request.account.id, key);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (REPLAYED_HEADERS.test(name) && value !== undefined) headers[name] = String(value);
+    }
+    store.idempotency.complete(request.account.id, key, reply.statusCode, headers, typeof payload === 'string' ? payload : String(payload));
+    return payload;
+  });
+}

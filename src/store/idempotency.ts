@@ -1,0 +1,55 @@
+import type { DB } from './db';
+
+export interface StoredResponse {
+  requestHash: string;
+  statusCode: number | null; // null while the first request is still running
+  headers: Record<string, string>;
+  body: string | null;
+  expiresAt: number;
+}
+
+/** Responses kept per (account, Idempotency-Key) for replay. */
+export class IdempotencyRepository {
+  private readonly getStmt;
+  private readonly claimStmt;
+  private readonly completeStmt;
+  private readonly releaseStmt;
+  private readonly purgeStmt;
+
+  constructor(private readonly db: DB) {
+    this.getStmt = db.prepare('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
+    this.claimStmt = db.prepare(`INSERT INTO idempotency_keys (account_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (account_id, key) DO UPDATE SET request_hash = excluded.request_hash, status_code = NULL, response_headers = NULL,
+        response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+      WHERE idempotency_keys.expires_at <= excluded.created_at`);
+    this.completeStmt = db.prepare('UPDATE idempotency_keys SET status_code = ?, response_headers = ?, response_body = ? WHERE account_id = ? AND key = ?');
+    this.releaseStmt = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND status_code IS NULL');
+    this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+  }
+
+  get(accountId: string, key: string): StoredResponse | undefined {
+    const r = this.getStmt.get(accountId, key) as Record<string, unknown> | undefined;
+    return r && {
+      requestHash: r.request_hash as string, statusCode: r.status_code as number | null,
+      headers: r.response_headers ? JSON.parse(r.response_headers as string) : {}, body: r.response_body as string | null, expiresAt: r.expires_at as number,
+    };
+  }
+
+  /** Claim the key for a new request; false when a live entry already holds it. Expired entries are taken over. */
+  claim(accountId: string, key: string, requestHash: string, now: number, ttlMs: number): boolean {
+    return this.claimStmt.run(accountId, key, requestHash, now, now + ttlMs).changes === 1;
+  }
+
+  complete(accountId: string, key: string, statusCode: number, headers: Record<string, string>, body: string): void {
+    this.completeStmt.run(statusCode, JSON.stringify(headers), body, accountId, key);
+  }
+
+  /** Forget an unfinished claim so the client may retry with the same key. */
+  release(accountId: string, key: string): void {
+    this.releaseStmt.run(accountId, key);
+  }
+
+  purgeExpired(now: number): number {
+    return this.purgeStmt.run(now).changes;
+  }
+}
