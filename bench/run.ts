@@ -1,1 +1,112 @@
-export {};
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { ROOT } from '../src/lib/paths';
+import { loadMappings } from '../src/mapping/loader';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+
+/**
+ * `npm run bench`: on this machine, in one run, (a) direct calls to the Pagar.me emulator, (b) the same calls
+ * through a plain @fastify/http-proxy, (c) RouteGate normalized charges to the same emulator. Each server
+ * runs in its own process so the load generator does not share their event loops.
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const children: ChildProcess[] = [];
+
+function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ line: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.once('line', (line) => resolve({ line, child }));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+}
+
+async function waitForHealth(url: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+interface Result { name: string; requestsPerSec: number; p50: number; p99: number; errors: number; non2xx: number }
+
+async function load(name: string, url: string, headers: Record<string, string>, body: string): Promise<Result> {
+  const run = (duration: number) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
+  await run(2); // warm-up: JIT, keep-alive pools
+  const r = await run(DURATION);
+  return { name, requestsPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-bench-'));
+  const bin = path.join(ROOT, 'bin', 'routegate.js');
+  const emulators = JSON.parse((await start([bin, 'emulators', '--port', '0'])).line).emulators as string;
+  const proxyUrl = JSON.parse((await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators])).line).url as string;
+
+  const env = {
+    ROUTEGATE_DB: path.join(dir, 'bench.db'), ROUTEGATE_MASTER_KEY: 'e'.repeat(64), PORT: '0', HOST: '127.0.0.1', ROUTEGATE_LOG_LEVEL: 'warn',
+    // The limits stay in the code; the bench only raises them through configuration.
+    ROUTEGATE_RATE_LIMIT: '100000000', ROUTEGATE_PAGARME_URL: `${emulators}/pagarme`,
+  };
+  const account = JSON.parse((await start([bin, 'accounts', 'create', '--name', 'Bench', '--email', 'bench@example.com'], env)).line);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  start([path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
+  const routegate = `http://127.0.0.1:${port}`;
+  await waitForHealth(routegate);
+  const json = { 'content-type': 'application/json' };
+  const credsRes = await fetch(`${routegate}/api/v1/credentials`, {
+    method: 'POST', headers: { ...json, 'x-api-key': account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
+  });
+  if (credsRes.status !== 201) throw new Error(`storing credentials failed: ${credsRes.status} ${await credsRes.text()}`);
+
+  const charge = {
+    gateway: 'pagarme', paymentMethod: 'credit_card', amount: 1999, currency: 'BRL', description: 'Bench order',
+    customer: { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909' },
+    creditCard: { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 },
+  };
+  // The native body comes from RouteGate's own mapping, so (a)/(b) send what (c) sends the gateway.
+  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge, chargeId: 'chg_bench', today: new Date().toISOString().slice(0, 10) });
+  const nativeHeaders = { ...json, authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.pagarme.secretKey}:`).toString('base64')}` };
+
+  const results = [
+    await load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native)),
+    await load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native)),
+    await load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge)),
+  ];
+  const [a, b, c] = results;
+  const summary = {
+    date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, durationSeconds: DURATION, connections: CONNECTIONS,
+    results,
+    ratios: { throughputCoverB: c.requestsPerSec / b.requestsPerSec, throughputCoverA: c.requestsPerSec / a.requestsPerSec, p50DeltaCminusBms: c.p50 - b.p50 },
+    targets: { throughputCoverBAtLeast: 0.5, p50DeltaAtMostMs: 1 },
+  };
+  for (const r of results) {
+    process.stdout.write(`${r.name.padEnd(32)} ${r.requestsPerSec.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms   errors ${r.errors}   non-2xx ${r.non2xx}\n`);
+  }
+  process.stdout.write(`c/b throughput ${(summary.ratios.throughputCoverB * 100).toFixed(1)}%   c/a ${(summary.ratios.throughputCoverA * 100).toFixed(1)}%   p50 c-b ${summary.ratios.p50DeltaCminusBms} ms\n`);
+  const met = summary.ratios.throughputCoverB >= 0.5 && summary.ratios.p50DeltaCminusBms <= 1;
+  process.stdout.write(`targets (c/b >= 50%, p50 within 1 ms of b): ${met ? 'met' : 'NOT met'}\n`);
+  fs.mkdirSync(path.join(ROOT, 'bench'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify({ ...summary, targetsMet: met }, null, 2) + '\n');
+  if (c.non2xx > 0 || c.errors > 0) throw new Error('RouteGate answered errors under load; figures are not comparable');
+}
+
+main()
+  .catch((err) => {
+    process.stderr.write(`bench: ${err.stack ?? err}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const child of children) child.kill('SIGTERM');
+  });

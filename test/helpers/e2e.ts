@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startSandbox, SANDBOX_CREDENTIALS, type Sandbox } from '../../src/sandbox/index';
+import { EmulatorControlClient } from '../../src/sandbox/control-client';
+import { AccountService } from '../../src/accounts/service';
+import { CredentialVault } from '../../src/accounts/credential-vault';
+import { GATEWAY_IDS, type GatewayId } from '../../src/gateways/registry-ids';
+import type { SettingsRow } from '../../src/store/accounts';
+import { call, type CallOptions, type Reply } from '../helper';
+
+export interface E2E {
+  sandbox: Sandbox;
+  control: EmulatorControlClient;
+  call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
+  /** A new account with credentials for `gateways` (default all five) and these settings. */
+  account(settings?: Partial<SettingsRow>, gateways?: GatewayId[], credentials?: Partial<Record<GatewayId, Record<string, string>>>): string;
+  close(): Promise<void>;
+}
+
+/** RouteGate against the five emulators, both on ephemeral ports, on a fresh SQLite file. */
+export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-e2e-'));
+  const sandbox = await startSandbox({
+    dbPath: path.join(dir, 'rg.db'),
+    env: { ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_RATE_LIMIT: '100000', ...env },
+    logLevel: 'silent',
+  });
+  const vault = new CredentialVault(sandbox.app.store, sandbox.app.config.masterKey);
+  const accounts = new AccountService(sandbox.app.store);
+  return {
+    sandbox,
+    control: new EmulatorControlClient(sandbox.emulators.url),
+    call: (method, p, opts) => call(sandbox.url, method, p, opts),
+    account(settings = {}, gateways = [...GATEWAY_IDS], credentials = {}) {
+      const { id, apiKey } = accounts.create('Loja Teste', 'loja@example.com');
+      for (const g of gateways) vault.save(id, g, credentials[g] ?? SANDBOX_CREDENTIALS[g]);
+      sandbox.app.store.accounts.saveSettings(id, { ...sandbox.app.store.accounts.settings(id), ...settings });
+      return apiKey;
+    },
+    async close() {
+      await sandbox.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '12345678909', phone: '11987654321' };
+export const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
+export const DECLINES: Array<[string, string]> = [
+  ['4000000000000002', 'card_declined'],
+  ['4000000000009995', 'insufficient_funds'],
+  ['4000000000000069', 'expired_card'],
+  ['4000000000000127', 'incorrect_cvc'],
+  ['4000000000000119', 'processing_error'],
+];
