@@ -101,3 +101,21 @@ test('decrypted credentials round-trip and a wrong master key stops start-up wit
   const wrong = loadConfig({ ROUTEGATE_DB: svc.dbPath, ROUTEGATE_MASTER_KEY: 'b'.repeat(64) });
   await assert.rejects(buildApp({ config: wrong }), /ROUTEGATE_MASTER_KEY does not match/);
 });
+
+test('no credential value reaches a log line, even at debug level', async () => {
+  const dbg = await startService({ ROUTEGATE_LOG_LEVEL: 'trace' });
+  try {
+    const k = dbg.createAccount().apiKey;
+    for (const [gateway, credentials] of Object.entries(SECRETS)) {
+      await dbg.call('POST', '/api/v1/credentials', { key: k, body: { gateway, credentials } });
+    }
+    await dbg.call('POST', '/api/v1/credentials', { key: k, body: { gateway: 'stripe', credentials: { secretKey: 'pk_live_LeAkEdKeY12345' } } });
+    const logs = dbg.logs.join('');
+    assert.ok(logs.includes('/api/v1/credentials'), 'requests were logged');
+    for (const creds of Object.values(SECRETS)) for (const secret of Object.values(creds)) assert.ok(!logs.includes(secret), `${secret.slice(0, 6)}… logged`);
+    assert.ok(!logs.includes('pk_live_LeAkEdKeY12345'));
+    assert.ok(!logs.includes(k));
+  } finally {
+    await dbg.close();
+  }
+});
