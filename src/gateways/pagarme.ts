@@ -1,19 +1,69 @@
-import { GatewayFailure, type GatewayAdapter } from './types';
 import { capabilityTable } from './capabilities';
+import { ADAPTER_BASE_URLS } from './base-urls';
+import { normalizeCharge, normalizeCustomer, requireCredential, send, today, type Transport } from './common';
+import { GatewayFailure, type CallContext, type ChargeRef, type GatewayAdapter } from './types';
 
-// Placeholder until the pagarme adapter lands (issue #3).
-const unsupported = async (): Promise<never> => {
-  throw new GatewayFailure('unsupported', 'pagarme', 'pagarme adapter not available yet');
+// Pagar.me core v5 (shared/gateways/pagarme.md). Orders hold one charge; capture, cancel and refund act on
+// the charge (refs.chargeId); cancel and refund are the same DELETE route.
+
+const API = '/core/v5';
+
+const transport: Transport = {
+  // HTTP Basic with the secret key as user and an empty password (the trailing colon matters).
+  authHeaders: (credentials) => ({ authorization: `Basic ${Buffer.from(`${credentials.secretKey ?? ''}:`).toString('base64')}` }),
+  idempotencyHeader: 'idempotency-key',
 };
+
+function chargeIdOf(ctx: CallContext, ref: ChargeRef): string {
+  const id = ref.refs?.chargeId;
+  if (!id) throw new GatewayFailure('bad_response', ctx.gateway, `pagarme charge ${ref.externalId} has no stored charge id`);
+  return id;
+}
+
+async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
+  return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path: `${API}/orders/${encodeURIComponent(ref.externalId)}` }));
+}
+
 export const pagarmeAdapter: GatewayAdapter = {
   id: 'pagarme',
   amountUnit: 'minor',
-  defaultBaseUrl: 'https://example.invalid',
-  capabilities: capabilityTable(),
-  createCharge: unsupported,
-  retrieveCharge: unsupported,
-  captureCharge: unsupported,
-  cancelCharge: unsupported,
-  refundCharge: unsupported,
-  createCustomer: unsupported,
+  defaultBaseUrl: ADAPTER_BASE_URLS.pagarme,
+  // Boleto and pix refunds on PSP accounts are bank transfers that need the payer's bank account,
+  // which a normalized refund does not carry; pending ones can still be cancelled.
+  capabilities: capabilityTable({
+    boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
+    pix: { capture: 'unsupported' },
+  }),
+
+  async createCharge(ctx, charge) {
+    requireCredential(ctx, 'secretKey');
+    const body = await ctx.mappings.evaluate('charge.request', { charge, chargeId: ctx.chargeId, today: today() });
+    const reply = await send(ctx, transport, { method: 'POST', path: `${API}/orders`, body, idempotencyKey: ctx.idempotencyKey });
+    return normalizeCharge(ctx, reply);
+  },
+
+  retrieveCharge,
+
+  async captureCharge(ctx, ref, amount) {
+    const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}/capture`;
+    const body = amount === undefined ? {} : { amount };
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
+  },
+
+  async cancelCharge(ctx, ref) {
+    const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body: {}, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
+  },
+
+  async refundCharge(ctx, ref, amount) {
+    const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+    const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body, idempotencyKey: `${ctx.idempotencyKey}-refund` }));
+  },
+
+  async createCustomer(ctx, customer) {
+    requireCredential(ctx, 'secretKey');
+    const body = await ctx.mappings.evaluate('customer.request', { customer });
+    return normalizeCustomer(ctx, await send(ctx, transport, { method: 'POST', path: `${API}/customers`, body, idempotencyKey: ctx.idempotencyKey }));
+  },
 };

@@ -1,4 +1,358 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import { cardBrand, declineFor, luhnValid } from './cards';
+import { randomDigits, randomId } from './ids';
 
-// Placeholder until the pagarme emulator lands (issue #3).
-export const pagarmeEmulator: EmulatorPlugin = async () => {};
+// Pagar.me Core API v5 emulator (shared/gateways/pagarme.md): orders with one charge each, integer cents,
+// HTTP Basic with the secret key as user, declines as HTTP 200 with a failed charge.
+
+type Json = Record<string, any>;
+
+interface StoredCharge extends Json {
+  id: string;
+  status: string;
+  amount: number;
+  paid_amount: number;
+  canceled_amount: number;
+  payment_method: string;
+  order_id: string;
+}
+
+/** ABECS-style return codes per normalized decline (the mapping turns them back). */
+const RETURN_CODES: Record<string, { code: string; message: string }> = {
+  card_declined: { code: '1000', message: 'Transação não autorizada' },
+  insufficient_funds: { code: '1016', message: 'Saldo insuficiente' },
+  expired_card: { code: '1001', message: 'Cartão vencido' },
+  incorrect_cvc: { code: '1045', message: 'Código de segurança inválido' },
+  processing_error: { code: '9111', message: 'Erro no processamento: tente novamente' },
+};
+
+const PAYMENT_METHODS = ['credit_card', 'debit_card', 'boleto', 'pix'];
+const PIX_SIMULATOR_LIMIT = 50_000; // the simulator fails pix above R$ 500,00
+
+const id16 = (prefix: string) => randomId(prefix, 16);
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
+  const orders = new Map<string, Json>();
+  const charges = new Map<string, StoredCharge>();
+  const customers = new Map<string, Json>();
+  const tokens = new Map<string, Json>();
+  const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  opts.control.onReset(() => {
+    for (const m of [orders, charges, customers, tokens, idempotent]) m.clear();
+  });
+
+  // Token creation authenticates with the public key in ?appId=; everything else with Basic auth.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url?.endsWith('/core/v5/tokens')) return;
+    if (!authorized(request.headers.authorization)) {
+      return reply.code(401).header('x-payments-auth', 'Unauthorized').send({ message: 'Authorization has been denied for this request.' });
+    }
+  });
+
+  const withIdempotency = async (request: FastifyRequest, reply: FastifyReply, run: () => { status: number; body: unknown }) => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || key === '') {
+      const out = run();
+      return reply.code(out.status).send(out.body);
+    }
+    const fingerprint = createHash('sha256').update(`${request.method} ${request.url} ${request.rawBody ?? ''}`).digest('hex');
+    const seen = idempotent.get(key);
+    if (seen) {
+      if (seen.fingerprint !== fingerprint) {
+        return reply.code(422).send({ message: 'The request is invalid.', errors: { 'Idempotency-Key': ['The key was already used with another request.'] } });
+      }
+      return reply.code(seen.status).send(seen.body);
+    }
+    const out = run();
+    // Pagar.me does not store validation failures or errors under the key, only results.
+    if (out.status < 400) idempotent.set(key, { fingerprint, ...out });
+    return reply.code(out.status).send(out.body);
+  };
+
+  app.post<{ Querystring: { appId?: string } }>('/core/v5/tokens', async (request, reply) => {
+    if (!request.query.appId?.startsWith('pk_') || request.query.appId.includes('invalid')) {
+      return reply.code(401).send({ message: 'Authorization has been denied for this request.' });
+    }
+    const card = (request.body as Json)?.card;
+    const errors = cardErrors(card, 'request.card');
+    if (errors) return reply.code(422).send({ message: 'The request is invalid.', errors });
+    const token = { id: id16('token_'), type: 'card', created_at: now(), expires_at: new Date(Date.now() + 60_000).toISOString(), card: publicCard(card) };
+    tokens.set(token.id, { ...card });
+    return reply.code(200).send(token);
+  });
+
+  app.post('/core/v5/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json)));
+
+  app.get<{ Params: { id: string } }>('/core/v5/orders/:id', async (request, reply) => {
+    const order = orders.get(request.params.id);
+    return order ? renderOrder(order) : reply.code(404).send({ message: 'Order not found.' });
+  });
+
+  app.get<{ Params: { id: string } }>('/core/v5/charges/:id', async (request, reply) => {
+    const charge = charges.get(request.params.id);
+    return charge ? renderCharge(charge) : reply.code(404).send({ message: 'Charge not found.' });
+  });
+
+  app.post<{ Params: { id: string } }>('/core/v5/charges/:id/capture', (request, reply) => withIdempotency(request, reply, () => {
+    const charge = charges.get(request.params.id);
+    if (!charge) return { status: 404, body: { message: 'Charge not found.' } };
+    if (charge.last_transaction.status !== 'authorized_pending_capture') {
+      return { status: 412, body: { message: `Charge can not be captured. Status: ${charge.status}.` } };
+    }
+    const amount = optionalAmount(request.body, charge.amount);
+    if (typeof amount === 'string') return { status: 422, body: invalid('amount', amount) };
+    charge.status = 'paid';
+    charge.paid_amount = amount;
+    charge.paid_at = now();
+    charge.last_transaction = { ...charge.last_transaction, id: id16('tran_'), status: amount < charge.amount ? 'partial_capture' : 'captured', amount, success: true };
+    settleOrder(charge);
+    return { status: 200, body: renderCharge(charge) };
+  }));
+
+  // Cancel and refund are one route: before capture it voids, after capture it refunds (full or partial).
+  app.delete<{ Params: { id: string } }>('/core/v5/charges/:id', (request, reply) => withIdempotency(request, reply, () => {
+    const charge = charges.get(request.params.id);
+    if (!charge) return { status: 404, body: { message: 'Charge not found.' } };
+    if (charge.status === 'canceled' || charge.status === 'failed') {
+      return { status: 412, body: { message: `Charge can not be canceled. Status: ${charge.status}.` } };
+    }
+    const paid = charge.status === 'paid';
+    const remaining = (paid ? charge.paid_amount : charge.amount) - charge.canceled_amount;
+    const amount = optionalAmount(request.body, remaining);
+    if (typeof amount === 'string') return { status: 422, body: invalid('amount', amount) };
+    if (amount > remaining) return { status: 412, body: { message: `The amount to cancel (${amount}) is greater than the available amount (${remaining}).` } };
+    charge.canceled_amount += amount;
+    const full = charge.canceled_amount >= (paid ? charge.paid_amount : charge.amount);
+    if (full) {
+      charge.status = 'canceled';
+      charge.canceled_at = now();
+    }
+    const txStatus = paid ? (full ? 'refunded' : 'partial_refunded') : full ? 'voided' : 'partial_void';
+    charge.last_transaction = { ...charge.last_transaction, id: id16('tran_'), status: txStatus, amount, success: true };
+    settleOrder(charge);
+    return { status: 200, body: renderCharge(charge) };
+  }));
+
+  app.post('/core/v5/customers', (request, reply) => withIdempotency(request, reply, () => {
+    const body = (request.body ?? {}) as Json;
+    const errors = customerErrors(body, 'customer');
+    if (errors) return { status: 422, body: { message: 'The request is invalid.', errors, request: body } };
+    const customer = stripUndefined({
+      id: id16('cus_'), name: body.name, email: body.email, document: body.document, document_type: body.document_type ?? (String(body.document).length === 14 ? 'CNPJ' : 'CPF'),
+      type: body.type ?? (String(body.document).length === 14 ? 'company' : 'individual'), delinquent: false, phones: body.phones ?? {},
+      metadata: body.metadata ?? {}, created_at: now(), updated_at: now(),
+    });
+    customers.set(customer.id, customer);
+    return { status: 200, body: customer };
+  }));
+
+  app.get<{ Params: { id: string } }>('/core/v5/customers/:id', async (request, reply) => {
+    const customer = customers.get(request.params.id);
+    return customer ?? reply.code(404).send({ message: 'Customer not found.' });
+  });
+
+  function createOrder(body: Json): { status: number; body: unknown } {
+    const errors = orderErrors(body);
+    if (errors) return { status: 422, body: { message: 'The request is invalid.', errors, request: redactCard(body) } };
+    let customer: Json;
+    if (body.customer_id) {
+      const found = customers.get(body.customer_id);
+      if (!found) return { status: 404, body: { message: 'Customer not found.' } };
+      customer = found;
+    } else {
+      customer = { id: id16('cus_'), ...body.customer, delinquent: false };
+      customers.set(customer.id, customer);
+    }
+    const payment = body.payments[0];
+    let card: Json | undefined;
+    if (payment.payment_method === 'credit_card' || payment.payment_method === 'debit_card') {
+      const cardInput = payment[payment.payment_method];
+      card = cardInput.card_token ? tokens.get(cardInput.card_token) : cardInput.card;
+      if (!card) return { status: 404, body: { message: 'Token not found.' } };
+      tokens.delete(cardInput.card_token); // single use
+    }
+    const amount = body.items.reduce((sum: number, item: Json) => sum + item.amount * (item.quantity ?? 1), 0);
+    const order: Json = {
+      id: id16('or_'), code: body.code ?? randomId('', 10), amount, currency: body.currency ?? 'BRL', closed: body.closed ?? true,
+      items: body.items.map((item: Json) => ({ id: id16('oi_'), ...item, quantity: item.quantity ?? 1, status: 'active' })),
+      customer, status: 'pending', metadata: body.metadata ?? {}, created_at: now(), updated_at: now(), closed_at: now(),
+    };
+    const charge: StoredCharge = {
+      id: id16('ch_'), code: order.code, gateway_id: randomDigits(10), amount, paid_amount: 0, canceled_amount: 0, status: 'pending',
+      currency: order.currency, payment_method: payment.payment_method, order_id: order.id, customer, metadata: body.metadata ?? {},
+      created_at: now(), updated_at: now(),
+    };
+    charge.last_transaction = card ? cardTransaction(charge, payment, card) : payment.payment_method === 'pix' ? pixTransaction(charge, payment) : boletoTransaction(charge, payment);
+    order.charge_ids = [charge.id];
+    orders.set(order.id, order);
+    charges.set(charge.id, charge);
+    settleOrder(charge);
+    return { status: 200, body: renderOrder(order) };
+  }
+
+  function cardTransaction(charge: StoredCharge, payment: Json, card: Json): Json {
+    const input = payment[payment.payment_method];
+    const number = String(card.number);
+    const decline = declineFor(number)?.code ?? simulatorDecline(number, String(card.cvv ?? ''));
+    const authOnly = input.operation_type === 'auth_only' || input.operation_type === 'pre_auth' || input.capture === false;
+    const base = {
+      id: id16('tran_'), transaction_type: payment.payment_method, gateway_id: randomDigits(10), amount: charge.amount,
+      installments: input.installments ?? 1, statement_descriptor: input.statement_descriptor, operation_type: authOnly ? 'auth_only' : 'auth_and_capture',
+      acquirer_name: 'simulator', acquirer_tid: randomDigits(12), acquirer_nsu: randomDigits(6), card: publicCard(card), created_at: now(),
+    };
+    if (decline) {
+      const rc = RETURN_CODES[decline];
+      charge.status = 'failed';
+      return { ...base, status: 'not_authorized', success: false, acquirer_message: rc.message, acquirer_return_code: rc.code, gateway_response: { code: '200', errors: [] } };
+    }
+    if (authOnly) {
+      return { ...base, status: 'authorized_pending_capture', success: true, acquirer_auth_code: randomDigits(6), acquirer_message: 'Transação autorizada com sucesso', acquirer_return_code: '0000', gateway_response: { code: '200', errors: [] } };
+    }
+    charge.status = 'paid';
+    charge.paid_amount = charge.amount;
+    charge.paid_at = now();
+    return { ...base, status: 'captured', success: true, acquirer_auth_code: randomDigits(6), acquirer_message: 'Transação capturada com sucesso', acquirer_return_code: '0000', gateway_response: { code: '200', errors: [] } };
+  }
+
+  function pixTransaction(charge: StoredCharge, payment: Json): Json {
+    const expiresIn = Number(payment.pix?.expires_in ?? 86_400);
+    const base = { id: id16('tran_'), transaction_type: 'pix', gateway_id: randomDigits(10), amount: charge.amount, created_at: now() };
+    if (charge.amount > PIX_SIMULATOR_LIMIT) {
+      charge.status = 'failed';
+      return { ...base, status: 'failed', success: false, gateway_response: { code: '412', errors: [{ message: 'Pix simulator: amount above R$ 500,00 fails.' }] } };
+    }
+    const emv = `00020101021226820014br.gov.bcb.pix2560pix.stone.com.br/pix/v2/${randomId('', 32)}5204000053039865802BR5913PAGARME SANDBOX6009SAO PAULO62070503***6304${randomDigits(4)}`;
+    return {
+      ...base, status: 'waiting_payment', success: true, qr_code: emv,
+      qr_code_url: `https://api.pagar.me/core/v5/transactions/${base.id}/qrcode?payment_method=pix`,
+      expires_at: new Date(Date.now() + expiresIn * 1000).toISOString(),
+    };
+  }
+
+  function boletoTransaction(charge: StoredCharge, payment: Json): Json {
+    const id = id16('tran_');
+    const line = `23793.38128 ${randomDigits(5)}.${randomDigits(6)} ${randomDigits(5)}.${randomDigits(6)} 1 ${randomDigits(14)}`;
+    return {
+      id, transaction_type: 'boleto', gateway_id: randomDigits(10), amount: charge.amount, status: 'generated', success: true,
+      url: `https://api.pagar.me/core/v5/transactions/${id}/pdf`, pdf: `https://api.pagar.me/core/v5/transactions/${id}/pdf`, line,
+      barcode: `https://api.pagar.me/core/v5/transactions/${id}/barcode`, nosso_numero: randomDigits(11), bank: '237', document_number: randomDigits(10),
+      instructions: payment.boleto?.instructions, due_at: payment.boleto?.due_at ?? new Date(Date.now() + 3 * 86_400_000).toISOString(), type: 'DM', created_at: now(),
+    };
+  }
+
+  /** The order's status follows its only charge. */
+  function settleOrder(charge: StoredCharge): void {
+    const order = orders.get(charge.order_id);
+    if (!order) return;
+    order.status = charge.status === 'paid' ? 'paid' : charge.status === 'canceled' ? 'canceled' : charge.status === 'failed' ? 'failed' : 'pending';
+    order.updated_at = charge.updated_at = now();
+  }
+
+  function renderOrder(order: Json): Json {
+    const { charge_ids: ids, ...rest } = order;
+    return { ...rest, charges: (ids as string[]).map((id) => renderCharge(charges.get(id)!, false)) };
+  }
+
+  function renderCharge(charge: StoredCharge, withOrder = true): Json {
+    const { order_id: orderId, ...rest } = charge;
+    const body: Json = { ...rest };
+    if (!body.canceled_amount) delete body.canceled_amount;
+    if (withOrder) {
+      const order = orders.get(orderId)!;
+      body.order = { id: order.id, code: order.code, amount: order.amount, status: order.status, closed: order.closed, created_at: order.created_at, updated_at: order.updated_at };
+    }
+    return body;
+  }
+};
+
+function authorized(header: string | undefined): boolean {
+  const m = /^Basic\s+(\S+)$/i.exec(header ?? '');
+  if (!m) return false;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const [user, password] = [decoded.slice(0, decoded.indexOf(':')), decoded.slice(decoded.indexOf(':') + 1)];
+  return decoded.includes(':') && user.startsWith('sk_') && !user.includes('invalid') && password === '';
+}
+
+/** The simulator's own cards: 4000000000000028 is refused; a CVV starting with 6 is an issuer decline (PSP). */
+function simulatorDecline(number: string, cvv: string): string | undefined {
+  if (number === '4000000000000028' || number === '4000000000000044') return 'card_declined';
+  if (cvv.startsWith('6')) return 'card_declined';
+  return undefined;
+}
+
+function publicCard(card: Json): Json {
+  const number = String(card.number ?? '');
+  return {
+    id: id16('card_'), first_six_digits: number.slice(0, 6), last_four_digits: number.slice(-4), brand: capitalize(cardBrand(number)),
+    holder_name: card.holder_name, exp_month: Number(card.exp_month), exp_year: Number(card.exp_year), status: 'active', type: 'credit',
+  };
+}
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function invalid(field: string, message: string): Json {
+  return { message: 'The request is invalid.', errors: { [field]: [message] } };
+}
+
+function optionalAmount(body: unknown, fallback: number): number | string {
+  const amount = (body as Json | undefined)?.amount;
+  if (amount === undefined || amount === null) return fallback;
+  return Number.isInteger(amount) && amount > 0 ? amount : 'The field amount must be a positive integer (cents).';
+}
+
+function orderErrors(body: Json): Json | undefined {
+  const errors: Json = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  if (!Array.isArray(body.items) || body.items.length === 0) add('order.items', 'The items field is required.');
+  else {
+    body.items.forEach((item: Json, i: number) => {
+      if (!Number.isInteger(item?.amount) || item.amount < 0) add(`order.items[${i}].amount`, 'The field amount must be an integer (cents).');
+      if (typeof item?.description !== 'string' || item.description === '') add(`order.items[${i}].description`, 'The description field is required.');
+    });
+  }
+  if (!body.customer && !body.customer_id) add('order.customer', 'The customer or customer_id field is required.');
+  if (body.customer) Object.assign(errors, customerErrors(body.customer, 'order.customer') ?? {});
+  const payment = Array.isArray(body.payments) ? body.payments[0] : undefined;
+  if (!payment) add('order.payments', 'The payments field is required.');
+  else if (!PAYMENT_METHODS.includes(payment.payment_method)) add('order.payments[0].payment_method', `The payment_method ${JSON.stringify(payment.payment_method)} is invalid.`);
+  else if (payment.payment_method === 'credit_card' || payment.payment_method === 'debit_card') {
+    const input = payment[payment.payment_method];
+    const path = `order.payments[0].${payment.payment_method}`;
+    if (!input) add(path, `The ${payment.payment_method} field is required.`);
+    else if (!input.card_token) Object.assign(errors, cardErrors(input.card, `${path}.card`) ?? {});
+  } else if (payment.payment_method === 'boleto' && body.customer && !body.customer.document) {
+    add('order.customer.document', 'The document field is required for boleto.');
+  }
+  return Object.keys(errors).length ? errors : undefined;
+}
+
+function cardErrors(card: Json | undefined, path: string): Json | undefined {
+  const errors: Json = {};
+  const add = (field: string, message: string) => (errors[`${path}.${field}`] ??= []).push(message);
+  if (!card) return { [path]: ['The card field is required.'] };
+  if (typeof card.number !== 'string' || !luhnValid(card.number)) add('number', 'The number field is not a valid credit card number.');
+  if (typeof card.holder_name !== 'string' || card.holder_name === '') add('holder_name', 'The holder_name field is required.');
+  if (!Number.isInteger(Number(card.exp_month)) || Number(card.exp_month) < 1 || Number(card.exp_month) > 12) add('exp_month', 'The field exp_month must be between 1 and 12.');
+  if (!Number.isInteger(Number(card.exp_year))) add('exp_year', 'The exp_year field is required.');
+  if (card.cvv !== undefined && !/^\d{3,4}$/.test(String(card.cvv))) add('cvv', 'The cvv field is invalid.');
+  return Object.keys(errors).length ? errors : undefined;
+}
+
+function customerErrors(customer: Json, path: string): Json | undefined {
+  const errors: Json = {};
+  if (typeof customer.name !== 'string' || customer.name === '') errors[`${path}.name`] = ['The name field is required.'];
+  if (customer.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(String(customer.email))) errors[`${path}.email`] = ['The email field is not a valid e-mail address.'];
+  if (customer.document !== undefined && !/^(\d{11}|\d{14})$/.test(String(customer.document))) errors[`${path}.document`] = ['The document field must have 11 or 14 digits.'];
+  return Object.keys(errors).length ? errors : undefined;
+}
+
+function redactCard(body: Json): Json {
+  return JSON.parse(JSON.stringify(body, (key, value) => (key === 'number' || key === 'cvv' ? '****' : value)));
+}
+
+function stripUndefined<T extends Json>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
