@@ -26,6 +26,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     store: Store;
     config: Config;
+    vault: CredentialVault;
   }
 }
 
@@ -61,6 +62,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   for (const w of config.warnings) app.log.warn(w);
   app.decorate('store', store);
   app.decorate('config', config);
+  app.decorate('vault', vault);
   app.decorateRequest('account', null as never);
   const http = new GatewayHttp();
   app.addHook('onClose', async () => {

@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import { loadConfig, ConfigError } from '../config';
 import { AccountService } from '../accounts/service';
-import { CredentialVault } from '../accounts/credential-vault';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 import { MappingLoadError } from '../mapping/loader';
 import { startEmulators, type EmulatorServer } from './emulators';
@@ -52,7 +51,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const address = app.server.address();
   const url = `http://${opts.host ?? '127.0.0.1'}:${typeof address === 'object' && address ? address.port : port}`;
   const account = new AccountService(app.store).create('Sandbox Store', 'sandbox@routegate.dev');
-  const vault = new CredentialVault(app.store, config.masterKey);
+  const vault = app.vault;
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
   app.store.accounts.saveSettings(account.id, {
     ...app.store.accounts.settings(account.id), primaryGateway: 'pagarme', gatewayFallbacks: ['stripe', 'mercadopago', 'pagbank'],

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { startSandbox, SANDBOX_CREDENTIALS, type Sandbox } from '../../src/sandbox/index';
 import { EmulatorControlClient } from '../../src/sandbox/control-client';
 import { AccountService } from '../../src/accounts/service';
-import { CredentialVault } from '../../src/accounts/credential-vault';
 import { GATEWAY_IDS, type GatewayId } from '../../src/gateways/registry-ids';
 import type { SettingsRow } from '../../src/store/accounts';
 import { call, type CallOptions, type Reply } from '../helper';
@@ -26,7 +25,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     env: { ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_RATE_LIMIT: '100000', ...env },
     logLevel: 'silent',
   });
-  const vault = new CredentialVault(sandbox.app.store, sandbox.app.config.masterKey);
+  const vault = sandbox.app.vault;
   const accounts = new AccountService(sandbox.app.store);
   return {
     sandbox,
