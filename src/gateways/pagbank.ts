@@ -1,19 +1,103 @@
-import { GatewayFailure, type GatewayAdapter } from './types';
 import { capabilityTable } from './capabilities';
+import { ADAPTER_BASE_URLS } from './base-urls';
+import { classifyHttpError, normalizeCharge, requireCredential, send, today, type Transport } from './common';
+import type { GatewayReply } from './http-client';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from './types';
 
-// Placeholder until the pagbank adapter lands (issue #3).
-const unsupported = async (): Promise<never> => {
-  throw new GatewayFailure('unsupported', 'pagbank', 'pagbank adapter not available yet');
+// PagBank Orders API (shared/gateways/pagbank.md). An order holds one charge (card, boleto) or one pix QR
+// code (qr_codes[], no charge until paid). Capture and cancel/refund act on the charge (CHAR_...); a pix
+// charge's externalId is the order id, and refs.orderId is always kept because retrieve is GET /orders/{id}.
+
+/**
+ * THE amount-unit switch for PagBank. SPEC.md says reais (float) and RouteGate follows it; the real Orders
+ * API takes integer cents. Every pagbank mapping converts through `$amountUnit` (passed below) and the
+ * emulator reads this same constant, so 'minor' here switches adapter, mappings and emulator together.
+ */
+export const PAGBANK_AMOUNT_UNIT: 'minor' | 'major' = 'major';
+const bindings = { amountUnit: PAGBANK_AMOUNT_UNIT };
+
+const transport: Transport = {
+  authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
+  idempotencyHeader: 'x-idempotency-key',
+  // Declines are HTTP 201 with a DECLINED charge (normalizeCharge handles them); errors here are
+  // {error_messages: [{code, description, parameter_name}]}, whose description alone ("invalid_parameter")
+  // says little, so the message names the code and parameter too.
+  classifyError: (reply, gateway) => classifyHttpError(reply, gateway, errorText(reply)),
 };
+
+function errorText(reply: GatewayReply): string {
+  const first = (reply.json as { error_messages?: Array<Record<string, string>> } | undefined)?.error_messages?.[0];
+  if (!first) return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
+  const what = [first.code, first.description ?? first.error].filter(Boolean).join(' ');
+  return first.parameter_name ? `${what} (${first.parameter_name})` : what;
+}
+
+const orderIdOf = (ref: ChargeRef): string | undefined => ref.refs?.orderId ?? (ref.externalId.startsWith('ORDE_') ? ref.externalId : undefined);
+
+/** The CHAR_ id that capture/cancel act on; a pix has one only once paid (then in refs.chargeId after a retrieve). */
+function chargeIdOf(ctx: CallContext, ref: ChargeRef): string {
+  const id = ref.externalId.startsWith('CHAR_') ? ref.externalId : ref.refs?.chargeId;
+  if (!id) throw new GatewayFailure('invalid_request', ctx.gateway, `pagbank ${ref.paymentMethod} ${ref.externalId} has no charge yet (not paid)`);
+  return id;
+}
+
+/** Follow-ups answer with the bare charge; extra keeps the method and order id the charge body lacks. */
+const extraOf = (ref: ChargeRef) => ({ paymentMethod: ref.paymentMethod, orderId: orderIdOf(ref) });
+
+async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome> {
+  requireCredential(ctx, 'token');
+  const orderId = orderIdOf(ref);
+  const path = orderId ? `/orders/${encodeURIComponent(orderId)}` : `/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
+  return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path }), extraOf(ref), bindings);
+}
+
+/** POST /charges/{id}/{capture|cancel} with {amount: {value}} built by the refund.request mapping (the unit lives there). */
+async function chargeAction(
+  ctx: CallContext, ref: ChargeRef, action: 'capture' | 'cancel', amount: number | undefined, remaining?: number, chargeId = chargeIdOf(ctx, ref),
+): Promise<ChargeOutcome> {
+  requireCredential(ctx, 'token');
+  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId, remaining }, bindings);
+  const path = `/charges/${encodeURIComponent(chargeId)}/${action}`;
+  const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${action}` });
+  return normalizeCharge(ctx, reply, extraOf(ref), bindings);
+}
+
 export const pagbankAdapter: GatewayAdapter = {
   id: 'pagbank',
-  amountUnit: 'minor',
-  defaultBaseUrl: 'https://example.invalid',
-  capabilities: capabilityTable(),
-  createCharge: unsupported,
-  retrieveCharge: unsupported,
-  captureCharge: unsupported,
-  cancelCharge: unsupported,
-  refundCharge: unsupported,
-  createCustomer: unsupported,
+  amountUnit: PAGBANK_AMOUNT_UNIT,
+  defaultBaseUrl: ADAPTER_BASE_URLS.pagbank,
+  // Boleto: cancel while WAITING; a paid boleto cannot be refunded through the API. Pix: a QR code has no
+  // cancel (it expires); once paid its PIX charge refunds like a card. The Orders API has no customer
+  // resource (customers exist only in the separate recurring-payments API): the buyer goes inline.
+  capabilities: capabilityTable({
+    boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
+    pix: { capture: 'unsupported', cancel: 'unsupported' },
+  }, 'unsupported'),
+
+  async createCharge(ctx, charge) {
+    requireCredential(ctx, 'token');
+    const input = { charge, chargeId: ctx.chargeId, today: today(), now: new Date().toISOString() };
+    const body = await ctx.mappings.evaluate('charge.request', input, bindings);
+    const reply = await send(ctx, transport, { method: 'POST', path: '/orders', body, idempotencyKey: ctx.idempotencyKey });
+    return normalizeCharge(ctx, reply, { paymentMethod: charge.paymentMethod }, bindings);
+  },
+
+  retrieveCharge,
+
+  captureCharge: (ctx, ref, amount) => chargeAction(ctx, ref, 'capture', amount),
+
+  // Voids a pre-authorization or cancels a WAITING boleto: the full amount, which PagBank wants in the body.
+  cancelCharge: (ctx, ref) => chargeAction(ctx, ref, 'cancel', ref.amount),
+
+  // Same route as cancel. Read the charge first: a full refund must name what is left, and a pix's
+  // charge id is only known once paid. The cancel answer is the charge as it stands after the refund.
+  async refundCharge(ctx, ref, amount) {
+    const current = (await retrieveCharge(ctx, ref)).normalized;
+    const chargeId = current.refs?.chargeId ?? chargeIdOf(ctx, ref);
+    return chargeAction(ctx, ref, 'cancel', amount, current.paidAmount - current.refundedAmount, chargeId);
+  },
+
+  async createCustomer(ctx) {
+    throw new GatewayFailure('unsupported', ctx.gateway, 'PagBank orders have no customer resource; send the customer inline on each charge');
+  },
 };
