@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/lib/paths';
+import { pacedLatency } from './latency';
 import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 
@@ -45,7 +46,7 @@ async function waitForHealth(url: string): Promise<void> {
 interface Result {
   name: string;
   requestsPerSec: number; // at saturation
-  p50: number; // ms, at LATENCY_RATE req/s
+  p50: number; // ms, at LATENCY_RATE req/s (open loop, see latency.ts)
   p99: number;
   saturatedP50: number; // ms, at saturation (for reference)
   errors: number;
@@ -53,14 +54,13 @@ interface Result {
 }
 
 async function load(name: string, url: string, headers: Record<string, string>, body: string): Promise<Result> {
-  const run = (duration: number, extra: Partial<autocannon.Options> = {}) =>
-    autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration, ...extra });
+  const run = (duration: number) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
   await run(2); // warm-up: JIT, keep-alive pools
   const saturated = await run(DURATION);
-  const paced = await run(Math.max(3, Math.round(DURATION / 2)), { connections: 4, overallRate: LATENCY_RATE });
+  const paced = await pacedLatency({ url, headers, body }, LATENCY_RATE, Math.max(3, Math.round(DURATION / 2)));
   return {
-    name, requestsPerSec: saturated.requests.average, p50: paced.latency.p50, p99: paced.latency.p99, saturatedP50: saturated.latency.p50,
-    errors: saturated.errors + saturated.timeouts + paced.errors + paced.timeouts, non2xx: saturated.non2xx + paced.non2xx,
+    name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
+    errors: saturated.errors + saturated.timeouts + paced.failures, non2xx: saturated.non2xx,
   };
 }
 
