@@ -1,19 +1,128 @@
-import { GatewayFailure, type GatewayAdapter } from './types';
 import { capabilityTable } from './capabilities';
+import { ADAPTER_BASE_URLS } from './base-urls';
+import { classifyHttpError, gatewayText, normalizeCharge, normalizeCustomer, requireCredential, send, today, type Transport } from './common';
+import type { GatewayReply } from './http-client';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from './types';
 
-// Placeholder until the asaas adapter lands (issue #3).
-const unsupported = async (): Promise<never> => {
-  throw new GatewayFailure('unsupported', 'asaas', 'asaas adapter not available yet');
+// Asaas API v3 (shared/gateways/asaas.md, docs/gateways/asaas.md). Amounts are reais; every payment needs a
+// customer; no idempotency header exists (the charge id goes in externalReference instead). Extra calls:
+// the pix QR code (GET .../pixQrCode) and the boleto digitable line (GET .../identificationField).
+
+const API = '/v3';
+
+/** Asaas declines are HTTP 400 invalid_creditCard; the issuer's reason is only in the description text. */
+const DECLINE_REASONS: Array<[RegExp, DeclineCode]> = [
+  [/saldo insuficiente|limite (insuficiente|excedido|indispon[íi]vel)|sem saldo/i, 'insufficient_funds'],
+  [/vencid|expirad|validade/i, 'expired_card'],
+  [/c[óo]digo de seguran[çc]a|\b(cvv|ccv|cvc)\b/i, 'incorrect_cvc'],
+  [/n[ãa]o foi poss[íi]vel processar|erro de comunica|indispon[íi]vel|tempo esgotado/i, 'processing_error'],
+];
+// invalid_creditCard worded as "Informe ..." / "O campo ... deve ser informado" is a bad request, not a decline.
+const VALIDATION_WORDING = /^(informe|o campo)|deve ser informad/i;
+
+export function declineCodeOf(description: string): DeclineCode {
+  return DECLINE_REASONS.find(([re]) => re.test(description))?.[1] ?? 'card_declined';
+}
+
+function classifyError(reply: GatewayReply, gateway: CallContext['gateway']): GatewayFailure {
+  const errors = (reply.json as { errors?: Array<{ code?: string; description?: string }> } | undefined)?.errors;
+  const items = Array.isArray(errors) ? errors : [];
+  const card = items.find((e) => e?.code === 'invalid_creditCard');
+  if (reply.status === 400 && card && !VALIDATION_WORDING.test(card.description ?? '')) {
+    const description = card.description || 'Transação não autorizada.';
+    return new GatewayFailure('decline', gateway, description, { status: 400, body: reply.json, declineCode: declineCodeOf(description) });
+  }
+  const text = items.map((e) => e?.description).filter(Boolean).join(' ');
+  return classifyHttpError(reply, gateway, text || gatewayText(reply));
+}
+
+const transport: Transport = {
+  // The key travels in `access_token`, not Authorization; `$aact_...` keys keep their leading dollar sign.
+  authHeaders: (credentials) => ({ access_token: credentials.apiKey ?? '', 'user-agent': 'RouteGate' }),
+  classifyError,
 };
+
+const paymentPath = (id: string) => `${API}/payments/${encodeURIComponent(id)}`;
+
+/** The payment already exists: a failed follow-up read leaves its fields out (a refresh fills them) instead of failing it. */
+async function optionalGet(ctx: CallContext, path: string): Promise<unknown> {
+  try {
+    return (await send(ctx, transport, { method: 'GET', path })).json;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Normalize a payment body, first fetching what an open pix / boleto shows the payer. */
+async function normalizePayment(ctx: CallContext, reply: GatewayReply): Promise<ChargeOutcome> {
+  const p = reply.json as { id?: string; billingType?: string; status?: string; deleted?: boolean } | undefined;
+  const extra: Record<string, unknown> = {};
+  const open = !!p?.id && !p.deleted && (p.status === 'PENDING' || p.status === 'OVERDUE');
+  if (open && p!.billingType === 'PIX') extra.pixQrCode = await optionalGet(ctx, `${paymentPath(p!.id!)}/pixQrCode`);
+  if (open && p!.billingType === 'BOLETO') extra.identificationField = await optionalGet(ctx, `${paymentPath(p!.id!)}/identificationField`);
+  return normalizeCharge(ctx, reply, extra);
+}
+
+async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome> {
+  return normalizePayment(ctx, await send(ctx, transport, { method: 'GET', path: paymentPath(ref.externalId) }));
+}
+
+async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: string): Promise<ChargeOutcome> {
+  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+  const path = `${paymentPath(ref.externalId)}/refund`;
+  return normalizePayment(ctx, await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${suffix}` }));
+}
+
+const unsupported = (message: string) => new GatewayFailure('unsupported', 'asaas', message);
+const isCard = (ref: ChargeRef) => ref.paymentMethod === 'credit_card' || ref.paymentMethod === 'debit_card';
+const needsCustomer = { charge: { needs: 'customerId' } as const };
+
 export const asaasAdapter: GatewayAdapter = {
   id: 'asaas',
-  amountUnit: 'minor',
-  defaultBaseUrl: 'https://example.invalid',
-  capabilities: capabilityTable(),
-  createCharge: unsupported,
-  retrieveCharge: unsupported,
-  captureCharge: unsupported,
-  cancelCharge: unsupported,
-  refundCharge: unsupported,
-  createCustomer: unsupported,
+  amountUnit: 'major',
+  defaultBaseUrl: ADAPTER_BASE_URLS.asaas,
+  // Every payment belongs to a customer. Pix and boleto have no pre-authorization. A paid boleto is refunded
+  // through /bankSlip/refund, which asks the payer for a bank account out of band: not offered.
+  capabilities: capabilityTable({
+    credit_card: { ...needsCustomer },
+    debit_card: { ...needsCustomer },
+    pix: { ...needsCustomer, capture: 'unsupported' },
+    boleto: { ...needsCustomer, capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
+  }),
+
+  async createCharge(ctx, charge) {
+    requireCredential(ctx, 'apiKey');
+    if (!charge.customerId) throw unsupported('asaas needs a customer on every charge: create one and send its externalId as customerId');
+    if (charge.currency && charge.currency !== 'BRL') throw unsupported(`asaas charges in BRL only, not ${charge.currency}`);
+    const body = await ctx.mappings.evaluate('charge.request', { charge, chargeId: ctx.chargeId, today: today() });
+    // No idempotency header at Asaas: externalReference (the charge id) is how a timed-out create is found again.
+    return normalizePayment(ctx, await send(ctx, transport, { method: 'POST', path: `${API}/payments`, body, idempotencyKey: ctx.idempotencyKey }));
+  },
+
+  retrieveCharge,
+
+  async captureCharge(ctx, ref, amount) {
+    if (amount !== undefined && amount !== ref.amount) throw unsupported('asaas captures the whole pre-authorized amount only');
+    const path = `${paymentPath(ref.externalId)}/captureAuthorizedPayment`;
+    return normalizePayment(ctx, await send(ctx, transport, { method: 'POST', path, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
+  },
+
+  async cancelCharge(ctx, ref) {
+    // Asaas releases a card pre-authorization through the refund endpoint; an open pix/boleto is deleted,
+    // and DELETE answers {deleted, id} only, so the payment (kept with deleted:true) is read back.
+    if (isCard(ref)) return refund(ctx, ref, undefined, 'cancel');
+    await send(ctx, transport, { method: 'DELETE', path: paymentPath(ref.externalId), idempotencyKey: `${ctx.idempotencyKey}-cancel` });
+    return retrieveCharge(ctx, ref);
+  },
+
+  async refundCharge(ctx, ref, amount) {
+    if (ref.paymentMethod === 'boleto') throw unsupported('asaas refunds a paid boleto only through /bankSlip/refund (payer bank details)');
+    return refund(ctx, ref, amount, 'refund');
+  },
+
+  async createCustomer(ctx, customer) {
+    requireCredential(ctx, 'apiKey');
+    const body = await ctx.mappings.evaluate('customer.request', { customer });
+    return normalizeCustomer(ctx, await send(ctx, transport, { method: 'POST', path: `${API}/customers`, body, idempotencyKey: ctx.idempotencyKey }));
+  },
 };
