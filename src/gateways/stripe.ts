@@ -1,19 +1,146 @@
-import { GatewayFailure, type GatewayAdapter } from './types';
+import qs from 'qs';
 import { capabilityTable } from './capabilities';
+import { ADAPTER_BASE_URLS } from './base-urls';
+import { classifyHttpError, normalizeCharge, normalizeCustomer, requireCredential, send, today, type Transport } from './common';
+import {
+  GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
+  type NormalizedChargeResult, type PaymentMethod,
+} from './types';
 
-// Placeholder until the stripe adapter lands (issue #3).
-const unsupported = async (): Promise<never> => {
-  throw new GatewayFailure('unsupported', 'stripe', 'stripe adapter not available yet');
+// Stripe PaymentIntents (shared/gateways/stripe.md). Form-encoded bodies with bracket notation, Bearer secret
+// key, Idempotency-Key. Raw cards become a PaymentMethod first (no raw PAN on a PaymentIntent); declines are
+// HTTP 402 card_errors that still carry the PaymentIntent; refunded amounts live on the expanded latest_charge.
+
+const INTENTS = '/v1/payment_intents';
+const WITH_CHARGE = '?expand[]=latest_charge';
+
+// Card data Stripe refuses before any authorization (a 402 card_error too): the input is wrong, no issuer said no.
+const BAD_CARD_DATA = new Set(['incorrect_number', 'invalid_number', 'invalid_expiry_month', 'invalid_expiry_year', 'invalid_cvc']);
+const SAME_CODE: DeclineCode[] = ['expired_card', 'incorrect_cvc', 'processing_error'];
+
+interface StripeErrorBody { type?: string; code?: string; decline_code?: string; message?: string; payment_intent?: unknown }
+
+/** stripe.md section 5: insufficient_funds comes as decline_code; expired/cvc/processing as code; the rest is a decline. */
+export function stripeDeclineCode(err: StripeErrorBody): DeclineCode {
+  if (err.decline_code === 'insufficient_funds' || err.code === 'insufficient_funds') return 'insufficient_funds';
+  const same = SAME_CODE.find((c) => c === err.code);
+  return same ?? 'card_declined';
+}
+
+const transport: Transport = {
+  authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.secretKey ?? ''}` }),
+  encodeBody: (body) => ({
+    contentType: 'application/x-www-form-urlencoded',
+    payload: qs.stringify(body, { encodeValuesOnly: true, arrayFormat: 'indices' }),
+  }),
+  idempotencyHeader: 'idempotency-key',
+  classifyError(reply, gateway) {
+    const err = (reply.json as { error?: StripeErrorBody } | undefined)?.error;
+    if (reply.status === 402 && err?.type === 'card_error' && !BAD_CARD_DATA.has(err.code ?? '')) {
+      return new GatewayFailure('decline', gateway, err.message ?? 'Your card was declined.', {
+        status: reply.status, body: reply.json, declineCode: stripeDeclineCode(err),
+      });
+    }
+    // Stripe reports some rate limits and lock contention as 400 with these codes (stripe.md section 5).
+    if (err?.code === 'rate_limit' || err?.code === 'lock_timeout') {
+      return new GatewayFailure('rate_limited', gateway, err.message ?? 'rate limited', { status: reply.status, body: reply.json });
+    }
+    return classifyHttpError(reply, gateway);
+  },
 };
+
+const intentPath = (ref: ChargeRef, action = '') => `${INTENTS}/${encodeURIComponent(ref.externalId)}${action}`;
+const isCard = (m: PaymentMethod) => m === 'credit_card' || m === 'debit_card';
+
+/** Raw card data needs a PaymentMethod first; a token or saved payment method goes straight to the PaymentIntent. */
+async function createPaymentMethod(ctx: CallContext, charge: NormalizedCharge): Promise<string | undefined> {
+  const card = charge.creditCard;
+  if (!isCard(charge.paymentMethod) || !card || card.token || card.paymentMethodId) return undefined;
+  const body = await ctx.mappings.evaluate('payment_method.request', { charge });
+  const reply = await send(ctx, transport, { method: 'POST', path: '/v1/payment_methods', body, idempotencyKey: `${ctx.idempotencyKey}-pm` });
+  const id = (reply.json as { id?: unknown } | undefined)?.id;
+  if (typeof id !== 'string') throw new GatewayFailure('bad_response', ctx.gateway, 'stripe payment_method response has no id', { status: reply.status, body: reply.json, ambiguous: true });
+  return id;
+}
+
+/** A boleto needs the payer's name, e-mail and tax id; with only a customerId they come from the Stripe customer. */
+async function payerCustomer(ctx: CallContext, charge: NormalizedCharge): Promise<unknown> {
+  if (charge.paymentMethod !== 'boleto' || charge.customer || !charge.customerId) return undefined;
+  const reply = await send(ctx, transport, { method: 'GET', path: `/v1/customers/${encodeURIComponent(charge.customerId)}` });
+  return reply.json;
+}
+
+/** A 402 decline still created a PaymentIntent (error.payment_intent): normalize it so the charge is stored. */
+async function withDeclinedIntent(ctx: CallContext, err: unknown, paymentMethod: PaymentMethod): Promise<unknown> {
+  if (!(err instanceof GatewayFailure) || err.kind !== 'decline') return err;
+  const pi = (err.info.body as { error?: StripeErrorBody } | undefined)?.error?.payment_intent;
+  if (!pi) return err;
+  let normalized: NormalizedChargeResult;
+  try {
+    normalized = await ctx.mappings.evaluate<NormalizedChargeResult>('charge.response', { response: pi, extra: { paymentMethod } });
+  } catch {
+    return err; // the decline itself is what matters; a mapping problem must not hide it
+  }
+  const declineCode = normalized.declineCode ?? err.info.declineCode ?? 'card_declined';
+  return new GatewayFailure('decline', ctx.gateway, err.message, { ...err.info, declineCode, normalized: { ...normalized, status: 'declined', declineCode } });
+}
+
+async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
+  const reply = await send(ctx, transport, { method: 'GET', path: intentPath(ref, WITH_CHARGE) });
+  return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
+}
+
 export const stripeAdapter: GatewayAdapter = {
   id: 'stripe',
   amountUnit: 'minor',
-  defaultBaseUrl: 'https://example.invalid',
-  capabilities: capabilityTable(),
-  createCharge: unsupported,
-  retrieveCharge: unsupported,
-  captureCharge: unsupported,
-  cancelCharge: unsupported,
-  refundCharge: unsupported,
-  createCustomer: unsupported,
+  defaultBaseUrl: ADAPTER_BASE_URLS.stripe,
+  // Manual capture is card-only; boleto payments cannot be refunded (stripe.md section 3). Pending pix and
+  // boleto PaymentIntents (requires_action) can be cancelled. debit_card is a card at Stripe.
+  capabilities: capabilityTable({
+    pix: { capture: 'unsupported' },
+    boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
+  }),
+
+  async createCharge(ctx, charge) {
+    requireCredential(ctx, 'secretKey');
+    try {
+      const paymentMethodId = await createPaymentMethod(ctx, charge);
+      const customer = await payerCustomer(ctx, charge);
+      const body = await ctx.mappings.evaluate('charge.request', { charge, chargeId: ctx.chargeId, today: today(), paymentMethodId, customer });
+      const reply = await send(ctx, transport, { method: 'POST', path: INTENTS, body, idempotencyKey: ctx.idempotencyKey });
+      return await normalizeCharge(ctx, reply, { paymentMethod: charge.paymentMethod });
+    } catch (err) {
+      throw await withDeclinedIntent(ctx, err, charge.paymentMethod);
+    }
+  },
+
+  retrieveCharge,
+
+  async captureCharge(ctx, ref, amount) {
+    const body = { ...(amount === undefined ? {} : { amount_to_capture: amount }), expand: ['latest_charge'] };
+    const reply = await send(ctx, transport, { method: 'POST', path: intentPath(ref, '/capture'), body, idempotencyKey: `${ctx.idempotencyKey}-capture` });
+    return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
+  },
+
+  async cancelCharge(ctx, ref) {
+    const body = { cancellation_reason: 'requested_by_customer', expand: ['latest_charge'] };
+    const reply = await send(ctx, transport, { method: 'POST', path: intentPath(ref, '/cancel'), body, idempotencyKey: `${ctx.idempotencyKey}-cancel` });
+    return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
+  },
+
+  // A refund never changes the PaymentIntent (it stays succeeded): re-read it with latest_charge expanded.
+  async refundCharge(ctx, ref, amount) {
+    const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+    const reply = await send(ctx, transport, { method: 'POST', path: '/v1/refunds', body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
+    const refund = await ctx.mappings.evaluate<{ refundId?: string }>('refund.response', { response: reply.json });
+    if (!refund?.refundId) throw new GatewayFailure('bad_response', ctx.gateway, 'stripe refund response has no id', { status: reply.status, body: reply.json, ambiguous: true });
+    const after = await retrieveCharge(ctx, ref);
+    return { normalized: after.normalized, raw: reply.json };
+  },
+
+  async createCustomer(ctx, customer) {
+    requireCredential(ctx, 'secretKey');
+    const body = await ctx.mappings.evaluate('customer.request', { customer });
+    return normalizeCustomer(ctx, await send(ctx, transport, { method: 'POST', path: '/v1/customers', body, idempotencyKey: ctx.idempotencyKey }));
+  },
 };
