@@ -9,7 +9,7 @@ import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import type { GatewayHttp } from '../gateways/http-client';
 import {
   GatewayFailure, type CallContext, type ChargeOperation, type ChargeOutcome, type ChargeRef, type NormalizedCharge,
-  type NormalizedChargeResult, type PaymentMethod,
+  type NormalizedChargeResult, type PaymentMethod, type RefundResult,
 } from '../gateways/types';
 import type { MappingRegistry } from '../mapping/loader';
 import { RouteGateError, validationError } from '../errors';
@@ -30,6 +30,8 @@ export interface ChargeResult {
   raw?: unknown;
   /** Set when the charge did not go through: the public error to answer with. */
   error?: RouteGateError;
+  /** Set by refunds: the refund as the gateway recorded it. */
+  refund?: RefundResult;
 }
 
 export function newChargeId(): string {
@@ -219,9 +221,16 @@ export class ChargeService {
           : op === 'retrieve' ? await adapter.retrieveCharge(ctx, ref)
             : await adapter.refundCharge(ctx, ref, amount);
       applyNormalized(charge, outcome.normalized);
-      store.charges.save(charge, [{ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started }]);
-      return { charge, raw: outcome.raw };
+      store.charges.save(charge, [{ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId }]);
+      return { charge, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
+      // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
+      if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
+        applyNormalized(charge, err.info.normalized);
+        charge.status = 'declined';
+        store.charges.save(charge, [{ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started }]);
+        return { charge, raw: err.info.body };
+      }
       store.charges.save(charge, [failureAttempt(seq, operation, gateway, err, started)]);
       return { charge, error: toPublicError(err, gateway) };
     }

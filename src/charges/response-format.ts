@@ -1,4 +1,5 @@
 import type { ChargeRecord } from '../store/charges';
+import type { RefundResult } from '../gateways/types';
 
 export type ResponseFormat = 'full' | 'normalized' | 'raw';
 
@@ -41,9 +42,10 @@ export function chargeView(c: ChargeRecord): Record<string, unknown> {
  * fields only; `raw` = the gateway body as received. Reads of stored charges have no gateway body: `full` and
  * `raw` then answer the normalized view.
  */
-export function shapeCharge(format: ResponseFormat, c: ChargeRecord, raw?: unknown): unknown {
+export function shapeCharge(format: ResponseFormat, c: ChargeRecord, raw?: unknown, refund?: RefundResult): unknown {
   if (format === 'raw' && raw !== undefined) return raw;
   const view = chargeView(c);
+  if (refund) view.refund = refund;
   if (format === 'full' && raw !== undefined) view.gatewayResponse = raw;
   return view;
 }

@@ -38,7 +38,7 @@ export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
   const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number) => {
     const headers = rgHeaders(result.charge);
     if (result.error) throw new RouteGateError(result.error.code, result.error.message, { ...result.error.extra, headers });
-    return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw) });
+    return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw, result.refund) });
   };
   const formatOf = (accountId: string) => deps.store.accounts.settings(accountId).responseFormat;
 

@@ -1,6 +1,6 @@
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, gatewayText, normalizeCharge, normalizeCustomer, requireCredential, send, today, type Transport } from './common';
+import { classifyHttpError, gatewayText, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import type { GatewayReply } from './http-client';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from './types';
 
@@ -70,7 +70,9 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeO
 async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: string): Promise<ChargeOutcome> {
   const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
   const path = `${paymentPath(ref.externalId)}/refund`;
-  return normalizePayment(ctx, await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${suffix}` }));
+  const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${suffix}` });
+  const outcome = await normalizePayment(ctx, reply);
+  return suffix === 'refund' ? { ...outcome, refund: await normalizeRefund(ctx, reply.json) } : outcome;
 }
 
 const unsupported = (message: string) => new GatewayFailure('unsupported', 'asaas', message);

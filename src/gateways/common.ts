@@ -1,7 +1,7 @@
 import type { GatewayReply } from './http-client';
 import {
   GatewayFailure, type CallContext, type ChargeOutcome, type DeclineCode, type NormalizedChargeResult,
-  type NormalizedCustomerResult, type CustomerOutcome,
+  type NormalizedCustomerResult, type CustomerOutcome, type RefundResult,
 } from './types';
 
 export const DECLINE_CODES: DeclineCode[] = ['card_declined', 'insufficient_funds', 'expired_card', 'incorrect_cvc', 'processing_error'];
@@ -113,6 +113,23 @@ export async function normalizeCustomer(ctx: CallContext, reply: GatewayReply, b
     throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} customer response has no id`, { status: reply.status, body: reply.json });
   }
   return { normalized, raw: reply.json };
+}
+
+/**
+ * The refund a gateway recorded, through `refund.response`. Never throws: by the time it runs the money has
+ * moved, and failing here would invite a retry that refunds twice; a refund without an id is still stored.
+ */
+export async function normalizeRefund(ctx: CallContext, body: unknown, bindings: Record<string, unknown> = {}): Promise<RefundResult> {
+  try {
+    const r = await ctx.mappings.evaluate<RefundResult>('refund.response', { response: body }, bindings);
+    return {
+      refundId: typeof r?.refundId === 'string' && r.refundId ? r.refundId : undefined,
+      amount: Number.isInteger(r?.amount) ? r.amount : undefined,
+      status: typeof r?.status === 'string' ? r.status : undefined,
+    };
+  } catch {
+    return {};
+  }
 }
 
 /** Today's date (UTC) for mappings that need one; mappings never read a clock themselves. */

@@ -1,6 +1,6 @@
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { normalizeCharge, normalizeCustomer, requireCredential, send, today, type Transport } from './common';
+import { normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import { GatewayFailure, type CallContext, type ChargeRef, type GatewayAdapter } from './types';
 
 // Pagar.me core v5 (shared/gateways/pagarme.md). Orders hold one charge; capture, cancel and refund act on
@@ -58,7 +58,8 @@ export const pagarmeAdapter: GatewayAdapter = {
   async refundCharge(ctx, ref, amount) {
     const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
-    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body, idempotencyKey: `${ctx.idempotencyKey}-refund` }));
+    const reply = await send(ctx, transport, { method: 'DELETE', path, body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
+    return { ...(await normalizeCharge(ctx, reply)), refund: await normalizeRefund(ctx, reply.json) };
   },
 
   async createCustomer(ctx, customer) {

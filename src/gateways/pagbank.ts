@@ -1,6 +1,6 @@
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, normalizeCharge, requireCredential, send, today, type Transport } from './common';
+import { classifyHttpError, normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import type { GatewayReply } from './http-client';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from './types';
 
@@ -94,7 +94,8 @@ export const pagbankAdapter: GatewayAdapter = {
   async refundCharge(ctx, ref, amount) {
     const current = (await retrieveCharge(ctx, ref)).normalized;
     const chargeId = current.refs?.chargeId ?? chargeIdOf(ctx, ref);
-    return chargeAction(ctx, ref, 'cancel', amount, current.paidAmount - current.refundedAmount, chargeId);
+    const outcome = await chargeAction(ctx, ref, 'cancel', amount, current.paidAmount - current.refundedAmount, chargeId);
+    return { ...outcome, refund: await normalizeRefund(ctx, outcome.raw, bindings) };
   },
 
   async createCustomer(ctx) {

@@ -1,7 +1,7 @@
 import qs from 'qs';
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, normalizeCharge, normalizeCustomer, requireCredential, send, today, type Transport } from './common';
+import { classifyHttpError, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import {
   GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
   type NormalizedChargeResult, type PaymentMethod,
@@ -132,10 +132,9 @@ export const stripeAdapter: GatewayAdapter = {
   async refundCharge(ctx, ref, amount) {
     const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: '/v1/refunds', body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
-    const refund = await ctx.mappings.evaluate<{ refundId?: string }>('refund.response', { response: reply.json });
-    if (!refund?.refundId) throw new GatewayFailure('bad_response', ctx.gateway, 'stripe refund response has no id', { status: reply.status, body: reply.json, ambiguous: true });
+    const refund = await normalizeRefund(ctx, reply.json);
     const after = await retrieveCharge(ctx, ref);
-    return { normalized: after.normalized, raw: reply.json };
+    return { normalized: after.normalized, raw: reply.json, refund };
   },
 
   async createCustomer(ctx, customer) {

@@ -52,10 +52,15 @@ export interface NormalizedCustomerResult { externalId: string; name?: string; e
 /** What a follow-up operation needs to find the charge at the gateway. */
 export interface ChargeRef { externalId: string; paymentMethod: PaymentMethod; amount: number; refs?: Record<string, string> }
 
+/** What a `refund.response` mapping produces from the gateway's answer to a refund call. */
+export interface RefundResult { refundId?: string; amount?: number; status?: string }
+
 export interface ChargeOutcome {
   normalized: NormalizedChargeResult;
   /** The gateway body of the main call, as received (responseFormat raw / full). */
   raw: unknown;
+  /** Set by refunds: the refund the gateway recorded (its id is stored on the attempt). */
+  refund?: RefundResult;
 }
 
 export interface CustomerOutcome { normalized: NormalizedCustomerResult; raw: unknown }

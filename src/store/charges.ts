@@ -40,6 +40,8 @@ export interface AttemptRecord {
   message?: string | null;
   ambiguous?: boolean;
   durationMs: number;
+  /** The gateway's id for what this attempt created there besides the charge (a refund id). */
+  externalId?: string | null;
   createdAt?: string;
 }
 
@@ -86,8 +88,8 @@ export class ChargesRepository {
     this.insertStmt = db.prepare(`INSERT INTO charges (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
     this.updateStmt = db.prepare(`UPDATE charges SET ${cols.filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at').map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
     this.getStmt = db.prepare('SELECT * FROM charges WHERE id = ? AND account_id = ?');
-    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, created_at)
-      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @createdAt)`);
+    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, created_at)
+      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @externalId, @createdAt)`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
     this.maxSeqStmt = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM charge_attempts WHERE charge_id = ?').pluck();
   }
@@ -104,7 +106,7 @@ export class ChargesRepository {
         this.attemptStmt.run({
           chargeId: c.id, seq: a.seq, operation: a.operation, gateway: a.gateway, outcome: a.outcome, errorCode: a.errorCode ?? null,
           failureKind: a.failureKind ?? null, gatewayStatus: a.gatewayStatus ?? null, message: a.message ?? null, ambiguous: a.ambiguous ? 1 : 0,
-          durationMs: Math.round(a.durationMs), createdAt: a.createdAt ?? nowIso(),
+          durationMs: Math.round(a.durationMs), externalId: a.externalId ?? null, createdAt: a.createdAt ?? nowIso(),
         });
       }
     })();
@@ -123,7 +125,8 @@ export class ChargesRepository {
     return (this.attemptsStmt.all(chargeId) as Array<Record<string, unknown>>).map((r) => ({
       seq: r.seq as number, operation: r.operation as string, gateway: r.gateway as string, outcome: r.outcome as AttemptRecord['outcome'],
       errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
-      message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number, createdAt: r.created_at as string,
+      message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
+      ...(r.external_id ? { externalId: r.external_id as string } : {}), createdAt: r.created_at as string,
     }));
   }
 
