@@ -1,19 +1,125 @@
-import { GatewayFailure, type GatewayAdapter } from './types';
 import { capabilityTable } from './capabilities';
+import { ADAPTER_BASE_URLS } from './base-urls';
+import { classifyHttpError, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
+import type { GatewayReply } from './http-client';
+import { toMajor } from '../mapping/functions';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from './types';
 
-// Placeholder until the mercadopago adapter lands (issue #3).
-const unsupported = async (): Promise<never> => {
-  throw new GatewayFailure('unsupported', 'mercadopago', 'mercadopago adapter not available yet');
+// Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). One payment per charge, numeric id as the
+// externalId; capture and cancel are PUT /v1/payments/{id}; refunds are their own resource, so a refund
+// re-reads the payment. Raw card data is first exchanged for a card token (POST /v1/card_tokens).
+
+const transport: Transport = {
+  authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.accessToken ?? ''}` }),
+  // Required on POST /v1/payments and refunds; the SDK sends one on every write, and so do we.
+  idempotencyHeader: 'x-idempotency-key',
+  // Declines are HTTP 201 with status rejected (normalizeCharge turns them into decline failures), so
+  // every non-2xx here is an error proper: {message, error, status, cause: [{code, description}]}.
+  classifyError: (reply, gateway) => classifyHttpError(reply, gateway, errorText(reply)),
 };
+
+/** MP's message plus its cause codes: the code says more than the message (e.g. 4292, 2063). */
+function errorText(reply: GatewayReply): string {
+  const body = reply.json as { message?: string; cause?: Array<{ code?: unknown; description?: string }> } | undefined;
+  if (!body || typeof body.message !== 'string') return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
+  const causes = (Array.isArray(body.cause) ? body.cause : [])
+    .filter((c) => c && c.code !== undefined)
+    .map((c) => (c.description && c.description !== body.message ? `${c.code} ${c.description}` : String(c.code)));
+  return causes.length ? `${body.message} (cause ${causes.join('; ')})` : body.message;
+}
+
+const paymentPath = (ref: ChargeRef) => `/v1/payments/${encodeURIComponent(ref.externalId)}`;
+
+function causeCodes(body: unknown): string[] {
+  const cause = (body as { cause?: Array<{ code?: unknown }> } | undefined)?.cause;
+  return Array.isArray(cause) ? cause.map((c) => String(c?.code)) : [];
+}
+
+/** Raw card data goes to POST /v1/card_tokens first; a given token (or no card number) skips it. */
+async function tokenizeCard(ctx: CallContext, charge: NormalizedCharge): Promise<string | undefined> {
+  const card = charge.creditCard;
+  if (!(charge.paymentMethod === 'credit_card' || charge.paymentMethod === 'debit_card') || !card?.number || card.token) return undefined;
+  const body = await ctx.mappings.evaluate('card_token.request', { charge, chargeId: ctx.chargeId });
+  let reply: GatewayReply;
+  try {
+    reply = await send(ctx, transport, { method: 'POST', path: '/v1/card_tokens', body });
+  } catch (err) {
+    // Whatever happened to the token call, no payment can exist yet: the attempt is not ambiguous.
+    if (err instanceof GatewayFailure && err.info.ambiguous) throw new GatewayFailure(err.kind, err.gateway, err.message, { ...err.info, ambiguous: false });
+    throw err;
+  }
+  const id = (reply.json as { id?: unknown } | undefined)?.id;
+  if (typeof id !== 'string' || id === '') {
+    throw new GatewayFailure('bad_response', ctx.gateway, 'mercadopago card token response has no id', { status: reply.status });
+  }
+  return id;
+}
+
+async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome> {
+  requireCredential(ctx, 'accessToken');
+  return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path: paymentPath(ref) }));
+}
+
+/** PUT /v1/payments/{id}: the one update route for capture and cancel. */
+async function updatePayment(ctx: CallContext, ref: ChargeRef, body: Record<string, unknown>, action: string): Promise<ChargeOutcome> {
+  requireCredential(ctx, 'accessToken');
+  const reply = await send(ctx, transport, { method: 'PUT', path: paymentPath(ref), body, idempotencyKey: `${ctx.idempotencyKey}-${action}` });
+  return normalizeCharge(ctx, reply);
+}
+
 export const mercadopagoAdapter: GatewayAdapter = {
   id: 'mercadopago',
-  amountUnit: 'minor',
-  defaultBaseUrl: 'https://example.invalid',
-  capabilities: capabilityTable(),
-  createCharge: unsupported,
-  retrieveCharge: unsupported,
-  captureCharge: unsupported,
-  cancelCharge: unsupported,
-  refundCharge: unsupported,
-  createCustomer: unsupported,
+  amountUnit: 'major',
+  defaultBaseUrl: ADAPTER_BASE_URLS.mercadopago,
+  // capture:false exists for cards only. A pending pix/boleto can be cancelled; once paid, MP refunds pix
+  // and boleto (fully or partly) to the payer's account, like cards.
+  capabilities: capabilityTable({
+    pix: { capture: 'unsupported' },
+    boleto: { capture: 'unsupported' },
+  }),
+
+  async createCharge(ctx, charge) {
+    requireCredential(ctx, 'accessToken');
+    const cardToken = await tokenizeCard(ctx, charge);
+    const input = { charge, chargeId: ctx.chargeId, today: today(), now: new Date().toISOString(), cardToken };
+    const body = await ctx.mappings.evaluate('charge.request', input);
+    const reply = await send(ctx, transport, { method: 'POST', path: '/v1/payments', body, idempotencyKey: ctx.idempotencyKey });
+    return normalizeCharge(ctx, reply);
+  },
+
+  retrieveCharge,
+
+  // A partial capture names the amount in reais; MP releases the rest of the reserve.
+  captureCharge: (ctx, ref, amount) =>
+    updatePayment(ctx, ref, amount === undefined ? { capture: true } : { capture: true, transaction_amount: toMajor(amount) }, 'capture'),
+
+  cancelCharge: (ctx, ref) => updatePayment(ctx, ref, { status: 'cancelled' }, 'cancel'),
+
+  // The refund answer is a refund object, not the payment: read the payment afterwards for its status and
+  // transaction_amount_refunded. Replayed under the same key MP answers 200 with an empty body; then the
+  // payment's latest refund stands for the one the first call created.
+  async refundCharge(ctx, ref, amount) {
+    requireCredential(ctx, 'accessToken');
+    const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+    const reply = await send(ctx, transport, { method: 'POST', path: `${paymentPath(ref)}/refunds`, body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
+    const outcome = await retrieveCharge(ctx, ref);
+    const refunds = (outcome.raw as { refunds?: unknown[] } | undefined)?.refunds;
+    const recorded = reply.json ?? (Array.isArray(refunds) ? refunds[refunds.length - 1] : undefined);
+    return { ...outcome, refund: await normalizeRefund(ctx, recorded) };
+  },
+
+  // MP keeps one customer per e-mail: a duplicate (cause 101) answers with the existing customer instead.
+  async createCustomer(ctx, customer) {
+    requireCredential(ctx, 'accessToken');
+    const body = await ctx.mappings.evaluate('customer.request', { customer });
+    try {
+      return await normalizeCustomer(ctx, await send(ctx, transport, { method: 'POST', path: '/v1/customers', body, idempotencyKey: ctx.idempotencyKey }));
+    } catch (err) {
+      if (!(err instanceof GatewayFailure && err.kind === 'invalid_request' && causeCodes(err.info.body).includes('101'))) throw err;
+      const search = await send(ctx, transport, { method: 'GET', path: `/v1/customers/search?email=${encodeURIComponent(customer.email)}` });
+      const existing = (search.json as { results?: unknown[] } | undefined)?.results?.[0];
+      if (!existing) throw err;
+      return normalizeCustomer(ctx, { ...search, json: existing });
+    }
+  },
 };
