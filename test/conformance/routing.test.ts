@@ -1,0 +1,247 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startE2E, CUSTOMER, CARD, type E2E } from '../helpers/e2e';
+import { expectError } from '../helper';
+
+let e2e: E2E;
+before(async () => {
+  e2e = await startE2E({ ROUTEGATE_GATEWAY_TIMEOUT_MS: '400' });
+});
+after(() => e2e.close());
+
+const card = (extra: Record<string, unknown> = {}) => ({ paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD, ...extra });
+
+describe('fallback', () => {
+  for (const [fault, why] of [['http500', 'a 5xx'], ['http429', 'a 429'], ['reset', 'a dropped connection'], ['hang', 'a timeout']] as const) {
+    test(`falls back from stripe to pagarme after ${why}`, async () => {
+      const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+      await e2e.control.fault('stripe', fault);
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.gateway, 'pagarme');
+      assert.equal(res.body.data.gatewayFallbackUsed, true);
+      assert.equal(res.body.data.primaryGateway, 'stripe');
+      assert.equal(res.headers['x-rg-fallback-used'], 'true');
+      assert.equal(res.headers['x-rg-gateway'], 'pagarme');
+      const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
+      const attempts = stored.body.data.attempts;
+      assert.deepEqual(attempts.map((a: { gateway: string; outcome: string }) => `${a.gateway}:${a.outcome}`), ['stripe:failed', 'pagarme:success']);
+      assert.equal(attempts[0].errorCode, fault === 'hang' ? 'GATEWAY_TIMEOUT' : fault === 'reset' ? 'GATEWAY_UNREACHABLE' : 'GATEWAY_ERROR');
+      await e2e.control.clearFaults();
+    });
+  }
+
+  test('falls back when the primary rejects the credentials, and when it has none', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['mercadopago'] }, ['stripe', 'mercadopago'], {
+      stripe: { secretKey: 'sk_test_invalid_000000', webhookSecret: 'whsec_invalid_00000' },
+    });
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'mercadopago');
+    const noCreds = e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
+    const res2 = await e2e.call('POST', '/api/v1/charges', { key: noCreds, body: card() });
+    assert.equal(res2.status, 201, res2.text);
+    assert.equal(res2.body.data.gateway, 'pagarme');
+    assert.equal(res2.body.data.primaryGateway, 'pagbank');
+  });
+
+  test('never falls back after a decline', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    const before = (await e2e.control.requests('pagarme')).length;
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ creditCard: { ...CARD, number: '4000000000000002' } }) });
+    expectError(res, 'GATEWAY_ERROR', 502);
+    assert.equal(res.headers['x-rg-fallback-used'], 'false');
+    assert.equal((await e2e.control.requests('pagarme')).length, before, 'pagarme was never called');
+  });
+
+  test('a card token never leaves its gateway: CARD_TOKEN_NOT_PORTABLE is recorded and the fallback is skipped', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    await e2e.control.fault('stripe', 'http500');
+    const before = (await e2e.control.requests('pagarme')).length;
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
+    expectError(res, 'GATEWAY_ERROR', 502);
+    assert.equal((await e2e.control.requests('pagarme')).length, before);
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.headers['x-rg-charge-id']}`, { key });
+    assert.deepEqual(stored.body.data.attempts.map((a: { errorCode: string }) => a.errorCode), ['GATEWAY_ERROR', 'CARD_TOKEN_NOT_PORTABLE']);
+  });
+
+  test('when only non-portable fallbacks remain the answer says so with 422', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { token: 'tok_visa' } } });
+    expectError(res, 'MISSING_CREDENTIALS', 400);
+    assert.match(res.body.error.message, /pagarme \(CARD_TOKEN_NOT_PORTABLE\)/);
+  });
+});
+
+describe('gateway failures without a fallback', () => {
+  test('no connection is 502 GATEWAY_UNREACHABLE', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme' });
+    await e2e.control.fault('pagarme', 'reset');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    expectError(res, 'GATEWAY_UNREACHABLE', 502);
+    assert.equal(res.headers['x-rg-gateway'], 'pagarme');
+    assert.match(String(res.headers['x-rg-charge-id']), /^chg_/);
+  });
+
+  test('no answer within ROUTEGATE_GATEWAY_TIMEOUT_MS is 504 GATEWAY_TIMEOUT, promptly', async () => {
+    const key = e2e.account({ primaryGateway: 'mercadopago' });
+    await e2e.control.fault('mercadopago', 'hang');
+    const started = Date.now();
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    expectError(res, 'GATEWAY_TIMEOUT', 504);
+    assert.equal(res.body.error.gateway, 'mercadopago');
+    assert.ok(Date.now() - started < 5000, 'the request is not held past the timeout');
+  });
+
+  test('a gateway 500 is 502 GATEWAY_ERROR naming the gateway', async () => {
+    const key = e2e.account({ primaryGateway: 'pagbank' });
+    await e2e.control.fault('pagbank', 'http500');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    expectError(res, 'GATEWAY_ERROR', 502);
+    assert.equal(res.body.error.gateway, 'pagbank');
+  });
+
+  test('a malformed gateway body is 502 GATEWAY_ERROR, never a crash', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    await e2e.control.fault('stripe', 'malformed');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    expectError(res, 'GATEWAY_ERROR', 502);
+  });
+
+  test('no credentials for the chosen gateway is 400 MISSING_CREDENTIALS', async () => {
+    const key = e2e.account({ primaryGateway: 'asaas' }, []);
+    expectError(await e2e.call('POST', '/api/v1/charges', { key, body: card({ customerId: 'cus_000000000001' }) }), 'MISSING_CREDENTIALS', 400);
+  });
+
+  test('neither gateway nor primaryGateway is 400 VALIDATION_ERROR saying so', async () => {
+    const key = e2e.account();
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    expectError(res, 'VALIDATION_ERROR', 400);
+    assert.match(res.body.error.message, /primaryGateway/);
+    assert.equal(res.headers['x-rg-charge-id'], 'none');
+  });
+});
+
+describe('charge validation', () => {
+  test('schema failures name each field', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [card({ amount: 99 }), 'amount'],
+      [card({ amount: 10.5 }), 'amount'],
+      [card({ paymentMethod: 'cash' }), 'paymentMethod'],
+      [card({ customer: { ...CUSTOMER, email: 'nope' } }), 'customer.email'],
+      [card({ customer: { ...CUSTOMER, name: 'Al' } }), 'customer.name'],
+      [card({ customer: { ...CUSTOMER, document: '123' } }), 'customer.document'],
+      [{ paymentMethod: 'credit_card', amount: 1000 }, 'creditCard'],
+      [{ paymentMethod: 'boleto', amount: 1000, boleto: { dueDate: '2030-01-01' } }, 'customerId'],
+      [{ paymentMethod: 'boleto', amount: 1000, customer: CUSTOMER, boleto: { dueDate: '01/02/2030' } }, 'boleto.dueDate'],
+      [card({ gateway: 'paypal' }), 'gateway'],
+      [card({ surprise: true }), 'surprise'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body });
+      expectError(res, 'VALIDATION_ERROR', 400);
+      const fields = res.body.error.details.errors.map((e: { field: string }) => e.field);
+      assert.ok(fields.includes(field), `${field} expected in ${JSON.stringify(fields)}`);
+      assert.ok(!res.text.includes(CARD.number), 'card data is never echoed');
+    }
+  });
+});
+
+describe('idempotency', () => {
+  test('the same key and body replay the first answer without a second gateway call', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    const before = (await e2e.control.requests('stripe')).length;
+    const headers = { 'idempotency-key': 'order-1001' };
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    const calls = (await e2e.control.requests('stripe')).length - before;
+    const second = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    assert.equal(second.status, first.status);
+    assert.deepEqual(second.body, first.body);
+    assert.equal(second.headers['idempotent-replayed'], 'true');
+    assert.equal(second.headers['x-rg-charge-id'], first.headers['x-rg-charge-id']);
+    assert.equal((await e2e.control.requests('stripe')).length - before, calls, 'no new gateway call');
+  });
+
+  test('the same key with another body is 409 IDEMPOTENCY_CONFLICT; another account may use the same key', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    const headers = { 'idempotency-key': 'order-2002' };
+    assert.equal((await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers })).status, 201);
+    expectError(await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 2600 }), headers }), 'IDEMPOTENCY_CONFLICT', 409);
+    const other = e2e.account({ primaryGateway: 'stripe' });
+    assert.equal((await e2e.call('POST', '/api/v1/charges', { key: other, body: card({ amount: 2600 }), headers })).status, 201);
+  });
+
+  test('declines are replayed too, so a retry never charges twice', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const headers = { 'idempotency-key': 'order-3003' };
+    const body = card({ creditCard: { ...CARD, number: '4000000000009995' } });
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    const second = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    expectError(second, 'GATEWAY_ERROR', 502);
+    assert.equal(second.headers['x-rg-charge-id'], first.headers['x-rg-charge-id']);
+  });
+
+  test('entries expire after 24 hours', async () => {
+    const { clock } = await import('../../src/lib/clock');
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    const headers = { 'idempotency-key': 'order-4004' };
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    const realNow = clock.now;
+    clock.now = () => realNow() + 24 * 60 * 60 * 1000 + 1;
+    try {
+      const later = await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 3000 }), headers });
+      assert.equal(later.status, 201);
+      assert.notEqual(later.headers['x-rg-charge-id'], first.headers['x-rg-charge-id']);
+    } finally {
+      clock.now = realNow;
+    }
+  });
+});
+
+describe('response formats and reads', () => {
+  test('normalized drops gatewayResponse; raw answers the gateway body as received', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', responseFormat: 'normalized' });
+    const norm = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(norm.status, 201);
+    assert.equal(norm.body.data.gatewayResponse, undefined);
+    assert.equal(norm.body.data.status, 'approved');
+    await e2e.call('PATCH', '/api/v1/clients/settings', { key, body: { responseFormat: 'raw' } });
+    const raw = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(raw.status, 201);
+    assert.equal(raw.body.success, true);
+    assert.equal(raw.body.data.object, 'payment_intent');
+    assert.equal(raw.body.data.amount, 2500);
+    assert.match(String(raw.headers['x-rg-charge-id']), /^chg_/);
+  });
+
+  test('charges list newest first with cursor pagination and filters; another account sees none of them', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 1000 + i }) })).body.data.id);
+    await e2e.call('POST', '/api/v1/charges', { key, body: card({ creditCard: { ...CARD, number: '4000000000000002' } }) });
+    const page1 = await e2e.call('GET', '/api/v1/charges?limit=2&status=approved', { key });
+    assert.equal(page1.status, 200, page1.text);
+    assert.deepEqual(page1.body.data.map((c: { id: string }) => c.id), [ids[4], ids[3]]);
+    const page2 = await e2e.call('GET', `/api/v1/charges?limit=2&status=approved&cursor=${page1.body.pagination.nextCursor}`, { key });
+    assert.deepEqual(page2.body.data.map((c: { id: string }) => c.id), [ids[2], ids[1]]);
+    const declined = await e2e.call('GET', '/api/v1/charges?status=declined&gateway=gateway_1', { key });
+    assert.equal(declined.body.data.length, 1);
+    const other = e2e.account();
+    assert.deepEqual((await e2e.call('GET', '/api/v1/charges', { key: other })).body.data, []);
+    expectError(await e2e.call('GET', `/api/v1/charges/${ids[0]}`, { key: other }), 'NOT_FOUND', 404);
+    expectError(await e2e.call('POST', `/api/v1/charges/${ids[0]}/refunds`, { key: other, body: {} }), 'NOT_FOUND', 404);
+    expectError(await e2e.call('GET', '/api/v1/charges/chg_unknown', { key }), 'NOT_FOUND', 404);
+    expectError(await e2e.call('GET', '/api/v1/charges?cursor=bogus', { key }), 'VALIDATION_ERROR', 400);
+  });
+
+  test('no card number or CVV reaches the database', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme' });
+    await e2e.call('POST', '/api/v1/charges', { key, body: card({ creditCard: { ...CARD, number: '5555555555554444', cvv: '987' } }) });
+    const db = e2e.sandbox.app.store.db;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const dump = JSON.stringify(db.prepare('SELECT * FROM charges').all()) + JSON.stringify(db.prepare('SELECT * FROM charge_attempts').all())
+      + JSON.stringify(db.prepare('SELECT * FROM idempotency_keys').all());
+    assert.ok(!dump.includes('5555555555554444'));
+  });
+});
