@@ -3,6 +3,7 @@ import type { EmulatorPlugin } from './types';
 import type { DeclineCode } from '../gateways/types';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomUuid } from './ids';
+import { pixBrCode } from './br-code';
 
 // Asaas API v3 emulator (shared/gateways/asaas.md): `access_token` header, amounts in reais (floats),
 // every payment belongs to a customer, declines are HTTP 400 invalid_creditCard and persist nothing,
@@ -311,22 +312,9 @@ function defineHidden(p: Json): void {
 
 /** A structurally valid (unpayable) BR Code with its CRC16, like the real `payload`. */
 function pixPayload(value: number, id: string): string {
-  const field = (tag: string, v: string) => `${tag}${String(v.length).padStart(2, '0')}${v}`;
-  const account = field('00', 'br.gov.bcb.pix') + field('25', `pix-h.asaas.com/qr/cobv/${id.slice(4)}${randomDigits(8)}`);
-  const body = field('00', '01') + field('01', '12') + field('26', account) + field('52', '0000') + field('53', '986')
-    + field('54', value.toFixed(2)) + field('58', 'BR') + field('59', 'ASAAS SANDBOX') + field('60', 'JOINVILLE')
-    + field('62', field('05', '***')) + '6304';
-  return body + crc16(body);
+  return pixBrCode({ location: `pix-h.asaas.com/qr/cobv/${id.slice(4)}${randomDigits(8)}`, amountReais: value, merchantName: 'ASAAS SANDBOX', city: 'JOINVILLE' });
 }
 
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
 
 /** CPF (11) / CNPJ (14) check digits, which Asaas validates. */
 export function validCpfCnpj(doc: string): boolean {

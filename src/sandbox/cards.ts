@@ -32,10 +32,11 @@ export function luhnValid(cardNumber: string): boolean {
 
 export function cardBrand(cardNumber: string): string {
   const d = cardNumber.replace(/\D+/g, '');
-  if (/^4/.test(d)) return 'visa';
-  if (/^(5[1-5]|2[2-7])/.test(d)) return 'mastercard';
-  if (/^3[47]/.test(d)) return 'amex';
+  // Elo and Hipercard ranges overlap Visa's and Mastercard's leading digits, so they are checked first.
   if (/^(636368|438935|504175|451416|636297|5067|4576|4011|506699)/.test(d)) return 'elo';
   if (/^(606282|3841)/.test(d)) return 'hipercard';
+  if (/^4/.test(d)) return 'visa';
+  if (/^(5[0-5]|2[2-7])/.test(d)) return 'mastercard';
+  if (/^3[47]/.test(d)) return 'amex';
   return 'visa';
 }

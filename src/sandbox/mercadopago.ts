@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId, randomUuid } from './ids';
+import { pixBrCode } from './br-code';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
@@ -417,22 +418,10 @@ function validMpDate(value: unknown): boolean {
 
 // ---- pix EMV (BR Code) with a real CRC16, so the copy-and-paste text is well formed ----
 
-const tlv = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`;
-
 function pixEmv(amountReais: number, key: string): string {
-  const payload = tlv('00', '01') + tlv('01', '12') + tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', key)) + tlv('52', '0000') + tlv('53', '986')
-    + tlv('54', amountReais.toFixed(2)) + tlv('58', 'BR') + tlv('59', 'MERCADO PAGO SANDBOX') + tlv('60', 'SAO PAULO') + tlv('62', tlv('05', 'mpqrinter' + randomDigits(8))) + '6304';
-  return payload + crc16(payload);
+  return pixBrCode({ key, amountReais, merchantName: 'MERCADO PAGO SANDBOX', city: 'SAO PAULO', txid: `mpqrinter${randomDigits(8)}` });
 }
 
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
 
 // ---- boleto (FEBRABAN): 44-digit barcode and its 47-digit digitable line, check digits included ----
 

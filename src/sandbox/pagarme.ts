@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId } from './ids';
+import { pixBrCode } from './br-code';
 
 // Pagar.me Core API v5 emulator (shared/gateways/pagarme.md): orders with one charge each, integer cents,
 // HTTP Basic with the secret key as user, declines as HTTP 200 with a failed charge.
@@ -224,7 +225,7 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
       charge.status = 'failed';
       return { ...base, status: 'failed', success: false, gateway_response: { code: '412', errors: [{ message: 'Pix simulator: amount above R$ 500,00 fails.' }] } };
     }
-    const emv = `00020101021226820014br.gov.bcb.pix2560pix.stone.com.br/pix/v2/${randomId('', 32)}5204000053039865802BR5913PAGARME SANDBOX6009SAO PAULO62070503***6304${randomDigits(4)}`;
+    const emv = pixBrCode({ location: `pix.stone.com.br/pix/v2/${randomId('', 32)}`, amountReais: charge.amount / 100, merchantName: 'PAGARME SANDBOX', city: 'SAO PAULO' });
     return {
       ...base, status: 'waiting_payment', success: true, qr_code: emv,
       qr_code_url: `https://api.pagar.me/core/v5/transactions/${base.id}/qrcode?payment_method=pix`,

@@ -4,6 +4,7 @@ import type { EmulatorPlugin } from './types';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomUuid } from './ids';
 import { PAGBANK_AMOUNT_UNIT } from '../gateways/pagbank';
+import { pixBrCode } from './br-code';
 
 // PagBank Orders API emulator (shared/gateways/pagbank.md): POST /orders with `charges[]` (card, boleto) or
 // `qr_codes[]` (pix), charge capture/cancel, Bearer token, declines as HTTP 201 with a DECLINED charge.
@@ -426,21 +427,9 @@ function publicCard(card: Json, method: Json): Json {
 
 /** A BR Code (EMV) copy-paste text carrying the amount in reais and a valid CRC16. */
 function pixEmv(cents: number, orderId: string): string {
-  const f = (id: string, value: string) => `${id}${String(value.length).padStart(2, '0')}${value}`;
-  const account = f('00', 'br.gov.bcb.pix') + f('25', `api.pagseguro.com/pix/v2/${orderId.slice(5).toLowerCase()}`);
-  const payload = f('00', '01') + f('01', '12') + f('26', account) + f('52', '0000') + f('53', '986') + f('54', (cents / 100).toFixed(2))
-    + f('58', 'BR') + f('59', 'ROUTEGATE SANDBOX') + f('60', 'SAO PAULO') + f('62', f('05', '***')) + '6304';
-  return payload + crc16(payload);
+  return pixBrCode({ location: `api.pagseguro.com/pix/v2/${orderId.slice(5).toLowerCase()}`, amountReais: cents / 100, merchantName: 'ROUTEGATE SANDBOX', city: 'SAO PAULO' });
 }
 
-function crc16(text: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
 
 /** 47-digit linha digitavel: bank 033, random fields, due-date factor and the amount in the last 14 digits. */
 function boletoLine(cents: number, dueDate: string): string {

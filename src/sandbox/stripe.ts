@@ -3,6 +3,7 @@ import qs from 'qs';
 import type { EmulatorPlugin } from './types';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId, randomUuid } from './ids';
+import { pixBrCode } from './br-code';
 
 // Stripe PaymentIntents API emulator (shared/gateways/stripe.md). Bodies arrive form-decoded by qs, so every
 // value is a string: integers and booleans are parsed here the way Stripe's API does. Amounts are integer cents.
@@ -380,31 +381,17 @@ function confirmCard(pi: Json, pm: StoredPm): void {
   });
 }
 
-function tlv(id: string, value: string): string {
-  return id + String(value.length).padStart(2, '0') + value;
-}
 
-/** CRC16/CCITT-FALSE, the checksum that closes a BR Code (field 63). */
-function crc16(s: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(s, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
 
 function pixAction(pi: Json): Json {
   const o = pi.payment_method_options.pix;
   const expiresAt = o.expires_at ?? now() + o.expires_after_seconds;
-  const payload = tlv('00', '01') + tlv('26', tlv('00', 'br.gov.bcb.pix') + tlv('01', randomUuid())) + tlv('52', '0000') + tlv('53', '986')
-    + tlv('54', (pi.amount / 100).toFixed(2)) + tlv('58', 'BR') + tlv('59', 'STRIPE PAGAMENTOS') + tlv('60', 'SAO PAULO')
-    + tlv('62', tlv('05', pi.id.replace(/[^A-Za-z0-9]/g, '').slice(0, 25))) + '6304';
+  const brCode = pixBrCode({ key: randomUuid(), amountReais: pi.amount / 100, merchantName: 'STRIPE PAGAMENTOS', city: 'SAO PAULO', txid: pi.id.replace(/[^A-Za-z0-9]/g, '') });
   const ref = `test_${randomId('', 40)}`;
   return {
     type: 'pix_display_qr_code',
     pix_display_qr_code: {
-      data: payload + crc16(payload), expires_at: expiresAt, hosted_instructions_url: `https://payments.stripe.com/pix/instructions/${ref}`,
+      data: brCode, expires_at: expiresAt, hosted_instructions_url: `https://payments.stripe.com/pix/instructions/${ref}`,
       image_url_png: `https://qr.stripe.com/${ref}.png`, image_url_svg: `https://qr.stripe.com/${ref}.svg`,
     },
   };

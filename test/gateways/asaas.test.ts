@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { asaasAdapter, declineCodeOf } from '../../src/gateways/asaas';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
@@ -37,15 +37,6 @@ async function captured<T>(run: () => Promise<T>): Promise<{ result: T; calls: R
   return { result, calls: (await h.control.requests('asaas')).slice(before) };
 }
 
-async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof GatewayFailure, String(err));
-    return err;
-  }
-  assert.fail('expected a GatewayFailure');
-}
 
 /** Direct HTTP to the emulator, as a merchant's own Asaas client would talk to it. */
 async function raw(method: string, path: string, body?: unknown, key: string | null = SANDBOX_CREDENTIALS.asaas.apiKey) {

@@ -1,6 +1,6 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { mercadopagoAdapter } from '../../src/gateways/mercadopago';
 import { GatewayFailure, type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -25,15 +25,6 @@ const charge = (over: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
 const refOf = (out: { normalized: { externalId: string } }, paymentMethod: ChargeRef['paymentMethod'] = 'credit_card', amount = 1999): ChargeRef =>
   ({ externalId: out.normalized.externalId, paymentMethod, amount });
 
-async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof GatewayFailure, String(err));
-    return err;
-  }
-  assert.fail('expected a GatewayFailure');
-}
 
 /** Direct HTTP to the emulator, for behaviour the adapter never shows. */
 async function mp(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) {

@@ -1,6 +1,6 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { pagarmeAdapter } from '../../src/gateways/pagarme';
 import { GatewayFailure, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -22,15 +22,6 @@ const charge = (over: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
   paymentMethod: 'credit_card', amount: 1999, currency: 'BRL', capture: true, description: 'Pedido 1001', customer: CUSTOMER, creditCard: CARD, ...over,
 });
 
-async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof GatewayFailure, String(err));
-    return err;
-  }
-  assert.fail('expected a GatewayFailure');
-}
 
 describe('pagarme adapter against the emulator', () => {
   test('credit card: order sent with Basic auth, cents, idempotency key; answer normalized as approved', async () => {

@@ -1,6 +1,6 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { pagbankAdapter as adapter, PAGBANK_AMOUNT_UNIT } from '../../src/gateways/pagbank';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type NormalizedCharge, type PaymentMethod } from '../../src/gateways/types';
@@ -49,15 +49,6 @@ async function onlyCall(method: string, path: RegExp): Promise<RecordedRequest &
   return list[0] as RecordedRequest & { body: any };
 }
 
-async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof GatewayFailure, `expected a GatewayFailure, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected the call to fail');
-}
 
 /** Direct HTTP to the emulator, for its own behaviour. */
 async function pagbank(method: string, path: string, body?: unknown, token: string | null = TOKEN) {

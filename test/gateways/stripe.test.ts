@@ -1,7 +1,7 @@
 import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import qs from 'qs';
-import { startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { stripeAdapter } from '../../src/gateways/stripe';
 import { GatewayFailure, type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -32,15 +32,6 @@ const refOf = (out: { normalized: { externalId: string; amount: number; refs?: R
   externalId: out.normalized.externalId, paymentMethod, amount: out.normalized.amount, refs: out.normalized.refs,
 });
 
-async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof GatewayFailure, String(err));
-    return err;
-  }
-  assert.fail('expected a GatewayFailure');
-}
 
 /** Straight to the emulator, form-encoded like Stripe's SDK. */
 async function stripe(method: string, path: string, body?: Record<string, unknown>, headers: Record<string, string> = {}) {

@@ -2,7 +2,8 @@ import { GatewayHttp } from '../../src/gateways/http-client';
 import { loadMappings, type MappingRegistry } from '../../src/mapping/loader';
 import { startEmulators, type EmulatorServer } from '../../src/sandbox/emulators';
 import { EmulatorControlClient } from '../../src/sandbox/control-client';
-import type { CallContext, GatewayId } from '../../src/gateways/types';
+import assert from 'node:assert/strict';
+import { GatewayFailure, type CallContext, type GatewayId } from '../../src/gateways/types';
 
 /** Emulators on port 0 plus what an adapter call needs, for tests that drive one adapter directly. */
 export interface GatewayHarness {
@@ -44,4 +45,15 @@ export async function startGatewayHarness(): Promise<GatewayHarness> {
       await emulators.close();
     },
   };
+}
+
+/** The GatewayFailure a call rejects with; fails the test when it resolves or throws anything else. */
+export async function failure(promise: Promise<unknown>): Promise<GatewayFailure> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof GatewayFailure, String(err));
+    return err;
+  }
+  assert.fail('expected a GatewayFailure');
 }
