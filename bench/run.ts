@@ -49,26 +49,45 @@ interface Result {
   p50: number; // ms, at LATENCY_RATE req/s (open loop, see latency.ts)
   p99: number;
   saturatedP50: number; // ms, at saturation (for reference)
+  requestsTotal: number; // every request of the warm-up, saturated and paced runs
+  serverCpuMsPerRequest?: number; // CPU of the proxy / RouteGate process per request
+  serversCpuMsPerRequest?: number; // the same plus the emulator's
   errors: number;
   non2xx: number;
 }
 
 async function load(name: string, url: string, headers: Record<string, string>, body: string): Promise<Result> {
   const run = (duration: number) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
-  await run(2); // warm-up: JIT, keep-alive pools
+  const warm = await run(2); // warm-up: JIT, keep-alive pools
   const saturated = await run(DURATION);
   const paced = await pacedLatency({ url, headers, body }, LATENCY_RATE, Math.max(3, Math.round(DURATION / 2)));
   return {
+    requestsTotal: warm.requests.total + saturated.requests.total + paced.count + paced.failures,
     name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
     errors: saturated.errors + saturated.timeouts + paced.failures, non2xx: saturated.non2xx,
   };
 }
 
+/** User + system CPU time of a child process so far, from /proc (Linux); 0 elsewhere. */
+function cpuMs(child: ChildProcess | undefined): number {
+  if (!child?.pid) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100)
+  } catch {
+    return 0;
+  }
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-bench-'));
   const bin = path.join(ROOT, 'bin', 'routegate.js');
-  const emulators = JSON.parse((await start([bin, 'emulators', '--port', '0'])).line).emulators as string;
-  const proxyUrl = JSON.parse((await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators])).line).url as string;
+  const emulatorProcess = await start([bin, 'emulators', '--port', '0']);
+  const emulators = JSON.parse(emulatorProcess.line).emulators as string;
+  const proxyProcess = await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators]);
+  const proxyUrl = JSON.parse(proxyProcess.line).url as string;
 
   const env = {
     ROUTEGATE_DB: path.join(dir, 'bench.db'), ROUTEGATE_MASTER_KEY: 'e'.repeat(64), PORT: '0', HOST: '127.0.0.1', ROUTEGATE_LOG_LEVEL: 'warn',
@@ -80,6 +99,7 @@ async function main(): Promise<void> {
   // BENCH_PROFILE=dir writes a V8 CPU profile of the RouteGate process there (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
   start([...profile, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
+  const routegateProcess = children[children.length - 1];
   const routegate = `http://127.0.0.1:${port}`;
   await waitForHealth(routegate);
   const json = { 'content-type': 'application/json' };
@@ -97,10 +117,22 @@ async function main(): Promise<void> {
   const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge, chargeId: 'chg_bench', today: new Date().toISOString().slice(0, 10) });
   const nativeHeaders = { ...json, authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.pagarme.secretKey}:`).toString('base64')}` };
 
+  // CPU time each server process spends per request tells where the machine's cores go.
+  const measured = async (server: ChildProcess | undefined, run: () => Promise<Result>): Promise<Result> => {
+    const before = cpuMs(server) + cpuMs(emulatorProcess.child);
+    const serverBefore = cpuMs(server);
+    const r = await run();
+    const total = r.requestsTotal;
+    return {
+      ...r,
+      serverCpuMsPerRequest: server ? round3((cpuMs(server) - serverBefore) / total) : undefined,
+      serversCpuMsPerRequest: round3((cpuMs(server) + cpuMs(emulatorProcess.child) - before) / total),
+    };
+  };
   const results = [
-    await load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native)),
-    await load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native)),
-    await load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge)),
+    await measured(undefined, () => load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native))),
+    await measured(proxyProcess.child, () => load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native))),
+    await measured(routegateProcess, () => load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge))),
   ];
   const [a, b, c] = results;
   const summary = {
@@ -113,7 +145,8 @@ async function main(): Promise<void> {
   for (const r of results) {
     process.stdout.write(
       `${r.name.padEnd(30)} ${r.requestsPerSec.toFixed(0).padStart(6)} req/s (saturated, p50 ${r.saturatedP50} ms)`
-      + `   at ${LATENCY_RATE} req/s: p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}  non-2xx ${r.non2xx}\n`,
+      + `   at ${LATENCY_RATE} req/s: p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms   errors ${r.errors}  non-2xx ${r.non2xx}`
+      + (r.serverCpuMsPerRequest !== undefined ? `   cpu/req ${r.serverCpuMsPerRequest} ms (+emulator ${r.serversCpuMsPerRequest})` : `   emulator cpu/req ${r.serversCpuMsPerRequest} ms`) + '\n',
     );
   }
   process.stdout.write(`c/b throughput ${(summary.ratios.throughputCoverB * 100).toFixed(1)}%   c/a ${(summary.ratios.throughputCoverA * 100).toFixed(1)}%   p50 c-b ${summary.ratios.p50DeltaCminusBms.toFixed(2)} ms\n`);

@@ -55,6 +55,9 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (typeof capability === 'object' && capability.needs === 'customerId' && !charge.customerId) {
       return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} needs a customer on every charge: create one with POST /api/v1/customers (gateway ${gateway}) and send its externalId as customerId`);
     }
+    if (typeof capability === 'object' && capability.needs === 'customer' && !charge.customer) {
+      return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} needs the buyer on every charge: send customer (name, email, document)`);
+    }
     if (!vault.has(accountId, gateway)) {
       return skip('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`);
     }

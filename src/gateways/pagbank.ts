@@ -69,9 +69,12 @@ export const pagbankAdapter: GatewayAdapter = {
   // Boleto: cancel while WAITING; a paid boleto cannot be refunded through the API. Pix: a QR code has no
   // cancel (it expires); once paid its PIX charge refunds like a card. The Orders API has no customer
   // resource (customers exist only in the separate recurring-payments API): the buyer goes inline.
+  // Every order needs the buyer inline (customer.tax_id): without it the router skips PagBank before any call.
   capabilities: capabilityTable({
-    boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
-    pix: { capture: 'unsupported', cancel: 'unsupported' },
+    credit_card: { charge: { needs: 'customer' } },
+    debit_card: { charge: { needs: 'customer' } },
+    boleto: { charge: { needs: 'customer' }, capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
+    pix: { charge: { needs: 'customer' }, capture: 'unsupported', cancel: 'unsupported' },
   }, 'unsupported'),
 
   async createCharge(ctx, charge) {

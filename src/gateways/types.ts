@@ -79,7 +79,8 @@ export interface CallContext {
   timeoutMs: number;
 }
 
-export type Capability = 'supported' | 'unsupported' | { needs: 'customerId' };
+/** `needs: 'customerId'`: a customer created at this gateway first (Asaas); `needs: 'customer'`: the buyer inline (PagBank). */
+export type Capability = 'supported' | 'unsupported' | { needs: 'customerId' | 'customer' };
 export type ChargeOperation = 'charge' | 'capture' | 'cancel' | 'refund' | 'partial_refund';
 
 /** Capabilities as data: the router checks them before any network call. */

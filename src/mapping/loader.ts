@@ -54,9 +54,25 @@ export class MappingSet {
   }
 }
 
-// JSONata returns sequences with extra properties and may leave undefined fields; callers get plain JSON.
+// JSONata returns sequences (arrays with extra properties) and may leave undefined fields; callers get
+// plain JSON: what JSON.parse(JSON.stringify(v)) would give, without printing and parsing every result.
 function toPlain(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'number' && !Number.isFinite(value) ? null : typeof value === 'function' ? undefined : value;
+  }
+  if (Array.isArray(value)) {
+    return value.map((item) => {
+      const plain = toPlain(item);
+      return plain === undefined ? null : plain;
+    });
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.parse(JSON.stringify(value));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const plain = toPlain((value as Record<string, unknown>)[key]);
+    if (plain !== undefined) out[key] = plain;
+  }
+  return out;
 }
 
 export type MappingRegistry = Map<GatewayId, MappingSet>;

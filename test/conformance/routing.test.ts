@@ -65,6 +65,19 @@ describe('fallback', () => {
     assert.deepEqual(stored.body.data.attempts.map((a: { errorCode: string }) => a.errorCode), ['GATEWAY_ERROR', 'CARD_TOKEN_NOT_PORTABLE']);
   });
 
+  test('a gateway that needs the buyer inline is skipped without a call when the charge has none', async () => {
+    const key = e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['stripe'] });
+    const before = (await e2e.control.requests('pagbank')).length;
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: CARD } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'stripe');
+    assert.equal(res.body.data.gatewayFallbackUsed, true);
+    assert.equal((await e2e.control.requests('pagbank')).length, before);
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
+    assert.equal(stored.body.data.attempts[0].outcome, 'skipped');
+    assert.match(stored.body.data.attempts[0].message, /needs the buyer/);
+  });
+
   test('when only non-portable fallbacks remain the answer says so with 422', async () => {
     const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { token: 'tok_visa' } } });
