@@ -96,7 +96,7 @@ export class ChargeService {
       refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null, declineCode: null, errorCode: null,
       errorMessage: null, createdAt: now, updatedAt: now,
     };
-    store.charges.insert(charge);
+    await store.commit(() => store.charges.insert(charge));
 
     const attempts: AttemptRecord[] = [];
     let lastFailure: { err: RouteGateError; gateway: GatewayId; decline?: NormalizedChargeResult } | undefined;
@@ -152,7 +152,7 @@ export class ChargeService {
       charge.errorMessage = message.slice(0, 500);
       result = { charge, error: err };
     }
-    store.charges.save(charge, attempts);
+    await store.commit(() => store.charges.save(charge, attempts));
     return result;
   }
 
@@ -221,17 +221,20 @@ export class ChargeService {
           : op === 'retrieve' ? await adapter.retrieveCharge(ctx, ref)
             : await adapter.refundCharge(ctx, ref, amount);
       applyNormalized(charge, outcome.normalized);
-      store.charges.save(charge, [{ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId }]);
+      const attempt: AttemptRecord = { seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId };
+      await store.commit(() => store.charges.save(charge, [attempt]));
       return { charge, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
       if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
         applyNormalized(charge, err.info.normalized);
         charge.status = 'declined';
-        store.charges.save(charge, [{ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started }]);
+        const attempt: AttemptRecord = { seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started };
+        await store.commit(() => store.charges.save(charge, [attempt]));
         return { charge, raw: err.info.body };
       }
-      store.charges.save(charge, [failureAttempt(seq, operation, gateway, err, started)]);
+      const attempt = failureAttempt(seq, operation, gateway, err, started);
+      await store.commit(() => store.charges.save(charge, [attempt]));
       return { charge, error: toPublicError(err, gateway) };
     }
   }

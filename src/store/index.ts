@@ -6,6 +6,7 @@ import { MetaRepository } from './meta';
 import { ChargesRepository } from './charges';
 import { CustomersRepository } from './customers';
 import { IdempotencyRepository } from './idempotency';
+import { GroupCommit } from './group-commit';
 
 /** The repositories over one SQLite file. */
 export class Store {
@@ -16,6 +17,7 @@ export class Store {
   readonly charges: ChargesRepository;
   readonly customers: CustomersRepository;
   readonly idempotency: IdempotencyRepository;
+  private readonly group: GroupCommit;
 
   constructor(readonly db: DB) {
     this.accounts = new AccountsRepository(db);
@@ -25,6 +27,12 @@ export class Store {
     this.charges = new ChargesRepository(db);
     this.customers = new CustomersRepository(db);
     this.idempotency = new IdempotencyRepository(db);
+    this.group = new GroupCommit(db);
+  }
+
+  /** Run synchronous repository writes in a transaction shared with this event-loop turn's other writes. */
+  commit(write: () => void): Promise<void> {
+    return this.group.commit(write);
   }
 
   close(): void {
