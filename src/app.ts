@@ -50,7 +50,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
 
   // Mappings compile before anything opens: a broken file stops start-up naming it.
-  const mappings = loadMappings();
+  const mappings = loadMappings(config.mappingsDir);
   const store = opts.store ?? openStore(config.dbPath);
   const vault = new CredentialVault(store, config.masterKey);
   try {

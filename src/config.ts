@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { GATEWAY_IDS, type GatewayId } from './gateways/registry-ids';
 import { ADAPTER_BASE_URLS } from './gateways/base-urls';
+import { MAPPINGS_DIR } from './lib/paths';
 
 export interface Config {
   port: number;
@@ -15,6 +16,7 @@ export interface Config {
   gatewayUrls: Record<GatewayId, string>;
   gatewayTimeoutMs: number;
   bodyLimit: number; // bytes
+  mappingsDir: string; // mappings/<gateway>/*.jsonata, status.json and fixtures
   nodeEnv: string;
   production: boolean;
   logLevel: string;
@@ -96,9 +98,24 @@ export function loadConfig(env: Env = process.env): Config {
     const name = `ROUTEGATE_${id.toUpperCase()}_URL`;
     gatewayUrls[id] = httpUrl(name, env[name]?.trim() || ADAPTER_BASE_URLS[id]);
   }
+  const mappingsDir = resolveMappingsDir(env);
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, bodyLimit, nodeEnv, production, logLevel, warnings,
+    gatewayTimeoutMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
   };
+}
+
+/**
+ * ROUTEGATE_MAPPINGS_DIR lets operators keep edited mappings outside the install (a volume, a repository of
+ * their own); default: the mappings/ folder shipped with RouteGate.
+ */
+export function resolveMappingsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.ROUTEGATE_MAPPINGS_DIR?.trim();
+  if (!given) return MAPPINGS_DIR;
+  const dir = path.resolve(given);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    throw new ConfigError(`ROUTEGATE_MAPPINGS_DIR must be a folder holding <gateway>/*.jsonata; "${given}" is not a folder`);
+  }
+  return dir;
 }

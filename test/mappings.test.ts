@@ -6,6 +6,8 @@ import path from 'node:path';
 import { runFixtures } from '../src/mapping/fixtures';
 import { loadMappings, MappingLoadError } from '../src/mapping/loader';
 import { toMajor, toMinor } from '../src/mapping/functions';
+import { spawnSync } from 'node:child_process';
+import { MAPPINGS_DIR, ROOT } from '../src/lib/paths';
 
 test('every mapping fixture in mappings/ passes', async () => {
   const results = await runFixtures();
@@ -50,4 +52,29 @@ test('a fixture that asserts nothing and a mapping without fixtures both fail th
   assert.equal(byFile['pagarme/fixtures/a/002-ok.json'].ok, true);
   assert.equal(byFile['pagarme/fixtures/b'].ok, false);
   assert.match(byFile['pagarme/fixtures/b'].message!, /no fixtures/);
+});
+
+test('the service refuses to start on a broken mapping, naming the file and the JSONata error; mappings check fails too', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-maps-'));
+  const maps = path.join(dir, 'mappings');
+  fs.cpSync(MAPPINGS_DIR, maps, { recursive: true });
+  fs.writeFileSync(path.join(maps, 'stripe', 'charge.request.jsonata'), '{ "amount": charge.amount, ');
+  const env = { PATH: process.env.PATH ?? '', ROUTEGATE_MAPPINGS_DIR: maps, ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'a'.repeat(64), PORT: '0' };
+  try {
+    const server = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(server.status, 1);
+    assert.match(server.stderr, /mappings\/stripe\/charge\.request\.jsonata/);
+    assert.match(server.stderr, /S0\d{3}|S0203|position/);
+    assert.doesNotMatch(server.stderr, /\n\s+at /, 'a clear message, not a stack trace');
+
+    const check = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'mappings', 'check'], { env, encoding: 'utf8', timeout: 20_000 });
+    assert.notEqual(check.status, 0);
+    assert.match(check.stderr + check.stdout, /stripe\/charge\.request\.jsonata/);
+
+    const missing = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env: { ...env, ROUTEGATE_MAPPINGS_DIR: path.join(dir, 'nope') }, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /ROUTEGATE_MAPPINGS_DIR/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -1,4 +1,4 @@
-import { loadConfig, ConfigError } from '../config';
+import { loadConfig, ConfigError, resolveMappingsDir } from '../config';
 import { openStore, type Store } from '../store';
 import { AccountService } from '../accounts/service';
 import { CredentialVault } from '../accounts/credential-vault';
@@ -94,8 +94,9 @@ async function run(argv: string[], io: Io): Promise<number> {
     return -1; // keep running
   }
   if (group === 'mappings' && action === 'check') {
-    const registry = loadMappings();
-    const results = await runFixtures(undefined, registry);
+    const dir = resolveMappingsDir();
+    const registry = loadMappings(dir);
+    const results = await runFixtures(dir, registry);
     let failed = 0;
     for (const r of results) {
       if (!r.ok) failed++;
