@@ -9,19 +9,9 @@ const KEY_CHECK_PLAINTEXT = 'routegate-master-key-check';
 
 export interface MaskedCredentials { gateway: GatewayId; credentials: Record<string, string>; createdAt: string; updatedAt: string }
 
-/**
- * How long a process keeps opened credentials. Writes through this vault drop them at once; the TTL bounds
- * how stale another process's copy can be (several instances share one database).
- */
-const CACHE_TTL_MS = 2_000;
-
 /** Gateway credentials sealed with the master key; plaintext only leaves through `reveal`. */
 export class CredentialVault {
-  // Every charge attempt needs the account's credentials; reading and opening them per call is a
-  // measurable share of a charge's CPU time under load (see bench/).
-  private readonly cache = new Map<string, { credentials: Record<string, string> | undefined; expires: number }>();
-
-  constructor(private readonly store: Store, private readonly key: Buffer, private readonly cacheTtlMs = CACHE_TTL_MS) {}
+  constructor(private readonly store: Store, private readonly key: Buffer) {}
 
   /**
    * A wrong master key must stop start-up, not decrypt into garbage later: a known value sealed with the
@@ -43,7 +33,6 @@ export class CredentialVault {
   }
 
   save(accountId: string, gateway: GatewayId, credentials: Record<string, string>): MaskedCredentials {
-    this.cache.delete(aad(accountId, gateway));
     this.store.credentials.upsert(accountId, gateway, seal(this.key, JSON.stringify(credentials), aad(accountId, gateway)), maskAll(credentials));
     return this.describe(accountId, gateway)!;
   }
@@ -52,15 +41,10 @@ export class CredentialVault {
     return this.reveal(accountId, gateway) !== undefined;
   }
 
+  /** Sealed rows are cached by the store; opening one is a few microseconds, so plaintext is never kept. */
   reveal(accountId: string, gateway: GatewayId): Record<string, string> | undefined {
-    const cacheKey = aad(accountId, gateway);
-    const cached = this.cache.get(cacheKey);
-    const now = Date.now();
-    if (cached && cached.expires > now) return cached.credentials && { ...cached.credentials };
     const row = this.store.credentials.get(accountId, gateway);
-    const credentials: Record<string, string> | undefined = row ? JSON.parse(open(this.key, row, cacheKey)) : undefined;
-    if (this.cacheTtlMs > 0) this.cache.set(cacheKey, { credentials, expires: now + this.cacheTtlMs });
-    return credentials && { ...credentials };
+    return row ? JSON.parse(open(this.key, row, aad(accountId, gateway))) : undefined;
   }
 
   describe(accountId: string, gateway: GatewayId): MaskedCredentials | undefined {
@@ -75,7 +59,6 @@ export class CredentialVault {
   }
 
   delete(accountId: string, gateway: GatewayId): boolean {
-    this.cache.delete(aad(accountId, gateway));
     return this.store.credentials.delete(accountId, gateway);
   }
 }

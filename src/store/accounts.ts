@@ -1,5 +1,6 @@
 import type { DB } from './db';
 import { nowIso } from './db';
+import { ReadCache, type ExternalWrites } from './read-cache';
 
 export interface AccountRow {
   id: string;
@@ -41,7 +42,12 @@ export class AccountsRepository {
   private readonly settingsById;
   private readonly updateSettingsStmt;
 
-  constructor(private readonly db: DB) {
+  private readonly accountCache: ReadCache<AccountRow>;
+  private readonly settingsCache: ReadCache<SettingsRow>;
+
+  constructor(private readonly db: DB, external: ExternalWrites) {
+    this.accountCache = new ReadCache(external);
+    this.settingsCache = new ReadCache(external);
     this.insertAccount = db.prepare('INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)');
     this.insertSettings = db.prepare("INSERT INTO settings (account_id, gateway_fallbacks, response_format, updated_at) VALUES (?, '[]', 'full', ?)");
     this.byId = db.prepare('SELECT * FROM accounts WHERE id = ?');
@@ -55,15 +61,19 @@ export class AccountsRepository {
   }
 
   create(a: { id: string; name: string; email: string; webhookToken: string }): AccountRow {
+    this.forget();
     const now = nowIso();
     this.insertAccount.run(a.id, a.name, a.email, a.webhookToken, now, now);
     this.insertSettings.run(a.id, now);
     return this.get(a.id)!;
   }
 
+  /** Read on every authenticated request: cached until any write (see ReadCache). */
   get(id: string): AccountRow | undefined {
-    const r = this.byId.get(id) as RawAccount | undefined;
-    return r && toAccount(r);
+    return this.accountCache.get(id, () => {
+      const r = this.byId.get(id) as RawAccount | undefined;
+      return r && toAccount(r);
+    });
   }
 
   getByWebhookToken(token: string): AccountRow | undefined {
@@ -76,10 +86,20 @@ export class AccountsRepository {
   }
 
   setActive(id: string, active: boolean): boolean {
+    this.forget();
     return this.setActiveStmt.run(active ? 1 : 0, nowIso(), id).changes === 1;
   }
 
   settings(id: string): SettingsRow {
+    return this.settingsCache.get(id, () => this.readSettings(id))!;
+  }
+
+  private forget(): void {
+    this.accountCache.clear();
+    this.settingsCache.clear();
+  }
+
+  private readSettings(id: string): SettingsRow {
     const r = this.settingsById.get(id) as RawSettings | undefined;
     if (!r) return { ...DEFAULT_SETTINGS };
     return {
@@ -92,6 +112,7 @@ export class AccountsRepository {
   }
 
   saveSettings(id: string, s: SettingsRow): void {
+    this.forget();
     this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, nowIso(), id);
   }
 }

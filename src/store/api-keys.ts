@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DB } from './db';
 import { nowIso } from './db';
+import { ReadCache, type ExternalWrites } from './read-cache';
 
 export interface ApiKeyRecord { id: string; accountId: string; revoked: boolean }
 
@@ -10,7 +11,10 @@ export class ApiKeysRepository {
   private readonly byHash;
   private readonly revokeAll;
 
-  constructor(private readonly db: DB) {
+  private readonly cache: ReadCache<ApiKeyRecord>;
+
+  constructor(private readonly db: DB, external: ExternalWrites) {
+    this.cache = new ReadCache(external);
     this.insert = db.prepare('INSERT INTO api_keys (id, account_id, key_hash, key_hint, created_at) VALUES (?, ?, ?, ?, ?)');
     this.byHash = db.prepare('SELECT id, account_id, revoked_at FROM api_keys WHERE key_hash = ?');
     this.revokeAll = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL');
@@ -18,6 +22,7 @@ export class ApiKeysRepository {
 
   /** Revoke every live key of the account and store the new hash, atomically. */
   replace(accountId: string, keyHash: string, hint: string): void {
+    this.cache.clear();
     this.db.transaction(() => {
       const now = nowIso();
       this.revokeAll.run(now, accountId);
@@ -25,8 +30,11 @@ export class ApiKeysRepository {
     })();
   }
 
+  /** Read on every authenticated request: cached until any write (see ReadCache). */
   findByHash(keyHash: string): ApiKeyRecord | undefined {
-    const r = this.byHash.get(keyHash) as { id: string; account_id: string; revoked_at: string | null } | undefined;
-    return r && { id: r.id, accountId: r.account_id, revoked: r.revoked_at !== null };
+    return this.cache.get(keyHash, () => {
+      const r = this.byHash.get(keyHash) as { id: string; account_id: string; revoked_at: string | null } | undefined;
+      return r && { id: r.id, accountId: r.account_id, revoked: r.revoked_at !== null };
+    });
   }
 }

@@ -1,6 +1,7 @@
 import type { DB } from './db';
 import { nowIso } from './db';
 import type { Sealed } from '../lib/crypto';
+import { ReadCache, type ExternalWrites } from './read-cache';
 
 export interface CredentialRow extends Sealed {
   gateway: string;
@@ -16,7 +17,10 @@ export class CredentialsRepository {
   private readonly listStmt;
   private readonly deleteStmt;
 
-  constructor(db: DB) {
+  private readonly cache: ReadCache<CredentialRow>;
+
+  constructor(db: DB, external: ExternalWrites) {
+    this.cache = new ReadCache(external);
     this.upsertStmt = db.prepare(`INSERT INTO credentials (account_id, gateway, ciphertext, iv, tag, masked, created_at, updated_at)
       VALUES (@accountId, @gateway, @ciphertext, @iv, @tag, @masked, @now, @now)
       ON CONFLICT (account_id, gateway) DO UPDATE SET ciphertext = excluded.ciphertext, iv = excluded.iv, tag = excluded.tag,
@@ -27,12 +31,16 @@ export class CredentialsRepository {
   }
 
   upsert(accountId: string, gateway: string, sealed: Sealed, masked: Record<string, string>): void {
+    this.cache.clear();
     this.upsertStmt.run({ accountId, gateway, ...sealed, masked: JSON.stringify(masked), now: nowIso() });
   }
 
+  /** Read on every charge attempt: cached until any write (see ReadCache). */
   get(accountId: string, gateway: string): CredentialRow | undefined {
-    const r = this.getStmt.get(accountId, gateway) as Raw | undefined;
-    return r && toRow(r);
+    return this.cache.get(`${accountId}:${gateway}`, () => {
+      const r = this.getStmt.get(accountId, gateway) as Raw | undefined;
+      return r && toRow(r);
+    });
   }
 
   list(accountId: string): CredentialRow[] {
@@ -40,6 +48,7 @@ export class CredentialsRepository {
   }
 
   delete(accountId: string, gateway: string): boolean {
+    this.cache.clear();
     return this.deleteStmt.run(accountId, gateway).changes === 1;
   }
 }

@@ -7,6 +7,7 @@ import { ChargesRepository } from './charges';
 import { CustomersRepository } from './customers';
 import { IdempotencyRepository } from './idempotency';
 import { GroupCommit } from './group-commit';
+import { ExternalWrites } from './read-cache';
 
 /** The repositories over one SQLite file. */
 export class Store {
@@ -20,9 +21,10 @@ export class Store {
   private readonly group: GroupCommit;
 
   constructor(readonly db: DB) {
-    this.accounts = new AccountsRepository(db);
-    this.apiKeys = new ApiKeysRepository(db);
-    this.credentials = new CredentialsRepository(db);
+    const external = new ExternalWrites(db);
+    this.accounts = new AccountsRepository(db, external);
+    this.apiKeys = new ApiKeysRepository(db, external);
+    this.credentials = new CredentialsRepository(db, external);
     this.meta = new MetaRepository(db);
     this.charges = new ChargesRepository(db);
     this.customers = new CustomersRepository(db);

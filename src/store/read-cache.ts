@@ -1,0 +1,63 @@
+import type { DB } from './db';
+
+/**
+ * Tells whether anything else wrote to the database: SQLite's `data_version` changes when another connection
+ * (another RouteGate process, the operator CLI) commits, and never for this connection's own writes. Read at
+ * most once per event-loop turn, since every request of a turn would read the same value.
+ */
+export class ExternalWrites {
+  private readonly stmt;
+  private version: number | undefined;
+
+  constructor(db: DB) {
+    this.stmt = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  current(): number {
+    if (this.version === undefined) {
+      this.version = this.stmt.get() as number;
+      setImmediate(() => {
+        this.version = undefined;
+      });
+    }
+    return this.version;
+  }
+}
+
+/**
+ * Memoized point reads for rows every request needs (API key, account, settings, credentials). Entries are
+ * dropped when another connection commits or when this process writes through the owning repository, so a key
+ * rotated or an account deactivated from the CLI stops working on the next request, as before. Values are
+ * frozen: a caller that tried to change one would corrupt every later read.
+ */
+export class ReadCache<V> {
+  private readonly entries = new Map<string, V | undefined>();
+  private seen = -1;
+
+  constructor(private readonly external: ExternalWrites, private readonly maxEntries = 10_000) {}
+
+  get(key: string, load: () => V | undefined): V | undefined {
+    const version = this.external.current();
+    if (version !== this.seen) {
+      this.entries.clear();
+      this.seen = version;
+    }
+    if (this.entries.has(key)) return this.entries.get(key);
+    const value = load();
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, value === undefined ? undefined : deepFreeze(value));
+    return value;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Buffer.isBuffer(value) && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
