@@ -252,7 +252,7 @@ describe('stripe adapter against the emulator', () => {
     const c = ctx();
     const out = await stripeAdapter.createCustomer(c, CUSTOMER);
     assert.match(out.normalized.externalId, /^cus_[A-Za-z0-9]{14}$/);
-    assert.deepEqual({ ...out.normalized, externalId: undefined }, { externalId: undefined, name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', phone: '+5511987654321' });
+    assert.deepEqual({ ...out.normalized, externalId: undefined }, { externalId: undefined, name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', phone: '11987654321' });
     const sent = (await h.control.lastRequest('stripe'))!;
     assert.equal(sent.path, '/v1/customers');
     assert.equal(sent.headers['idempotency-key'], c.idempotencyKey);
