@@ -74,6 +74,18 @@ function failureAttempt(seq: number, operation: string, gateway: string, err: un
   };
 }
 
+/**
+ * What the gateway can never do answers 422 before the charge's state is looked at: "Stripe cannot capture a
+ * pix" is the useful answer, not "this pix is not an uncaptured pre-authorization".
+ */
+function assertSupported(c: ChargeRecord, op: ChargeOperation): void {
+  const gateway = c.gateway as GatewayId;
+  const pm = c.paymentMethod as PaymentMethod;
+  if (ADAPTERS[gateway]?.capabilities[pm]?.[op] === 'unsupported') {
+    throw new RouteGateError('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} does not support ${op.replace('_', ' ')} for ${pm} charges`, { gateway });
+  }
+}
+
 const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORTED_OPERATION'> = {
   MISSING_CREDENTIALS: 'MISSING_CREDENTIALS',
   GATEWAY_UNSUPPORTED_OPERATION: 'GATEWAY_UNSUPPORTED_OPERATION',
@@ -169,6 +181,7 @@ export class ChargeService {
 
   async capture(accountId: string, id: string, amount?: number): Promise<ChargeResult> {
     const c = this.get(accountId, id);
+    assertSupported(c, 'capture');
     if (!(c.status === 'approved' && c.captured === false)) {
       throw validationError(`Charge ${id} is not an uncaptured pre-authorization (status ${c.status}${c.captured ? ', already captured' : ''})`);
     }
@@ -178,6 +191,7 @@ export class ChargeService {
 
   async cancel(accountId: string, id: string): Promise<ChargeResult> {
     const c = this.get(accountId, id);
+    assertSupported(c, 'cancel');
     const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
     if (!cancellable) {
       throw validationError(`Charge ${id} cannot be cancelled (status ${c.status}${c.status === 'approved' ? ', captured: refund it instead' : ''})`);
@@ -187,6 +201,7 @@ export class ChargeService {
 
   async refund(accountId: string, id: string, amount?: number): Promise<ChargeResult> {
     const c = this.get(accountId, id);
+    assertSupported(c, 'refund');
     const refundable = (c.paidAmount || c.amount) - c.refundedAmount;
     if (c.status !== 'approved' || c.captured === false) {
       throw validationError(`Charge ${id} cannot be refunded (status ${c.status}${c.captured === false ? ', not captured: cancel it instead' : ''})`);
@@ -206,9 +221,7 @@ export class ChargeService {
     if (!charge.externalId) throw validationError(`Charge ${id} was never created at a gateway (status ${charge.status})`);
     const adapter = ADAPTERS[gateway];
     const pm = charge.paymentMethod as PaymentMethod;
-    if (op !== 'retrieve' && adapter.capabilities[pm][op] === 'unsupported') {
-      throw new RouteGateError('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} does not support ${op.replace('_', ' ')} for ${pm} charges`, { gateway });
-    }
+    if (op !== 'retrieve') assertSupported(charge, op);
     const seq = store.charges.nextSeq(charge.id);
     const ctx = callContext(this.deps, accountId, gateway, charge.id, `${charge.id}-${op}-${seq}`);
     if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: POST /api/v1/credentials`, { gateway });
