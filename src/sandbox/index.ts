@@ -32,6 +32,8 @@ export interface SandboxOptions {
   dbPath?: string;
   env?: NodeJS.ProcessEnv;
   logLevel?: string;
+  /** Where the service's pino lines go (tests capture them); default stdout. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** The service pointed at the five emulators, with a demo account holding credentials for all of them. */
@@ -46,7 +48,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...env, ...gatewayUrls, ROUTEGATE_DB: dbPath, PORT: String(port), ROUTEGATE_LOG_LEVEL: opts.logLevel ?? env.ROUTEGATE_LOG_LEVEL ?? 'warn',
     ROUTEGATE_PUBLIC_URL: env.ROUTEGATE_PUBLIC_URL ?? (port ? `http://localhost:${port}` : undefined),
   });
-  const app = await buildApp({ config });
+  const app = await buildApp({ config, logStream: opts.logStream });
   await app.listen({ port, host: opts.host ?? '127.0.0.1' });
   const address = app.server.address();
   const url = `http://${opts.host ?? '127.0.0.1'}:${typeof address === 'object' && address ? address.port : port}`;

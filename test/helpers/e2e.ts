@@ -18,12 +18,13 @@ export interface E2E {
 }
 
 /** RouteGate against the five emulators, both on ephemeral ports, on a fresh SQLite file. */
-export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+export async function startE2E(env: Record<string, string> = {}, logs?: { level: string; stream: NodeJS.WritableStream }): Promise<E2E> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-e2e-'));
   const sandbox = await startSandbox({
     dbPath: path.join(dir, 'rg.db'),
     env: { ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_RATE_LIMIT: '100000', ...env },
-    logLevel: 'silent',
+    logLevel: logs?.level ?? 'silent',
+    logStream: logs?.stream,
   });
   const vault = sandbox.app.vault;
   const accounts = new AccountService(sandbox.app.store);
