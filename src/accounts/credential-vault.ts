@@ -11,6 +11,11 @@ export interface MaskedCredentials { gateway: GatewayId; credentials: Record<str
 
 /** Gateway credentials sealed with the master key; plaintext only leaves through `reveal`. */
 export class CredentialVault {
+  // Opening a row costs a decipher per charge attempt. Rows come from the store's read cache, which hands out
+  // a new object whenever the row may have changed, so keying on the row object is exact and lets the
+  // plaintext go with the row.
+  private readonly opened = new WeakMap<object, Record<string, string>>();
+
   constructor(private readonly store: Store, private readonly key: Buffer) {}
 
   /**
@@ -41,10 +46,15 @@ export class CredentialVault {
     return this.reveal(accountId, gateway) !== undefined;
   }
 
-  /** Sealed rows are cached by the store; opening one is a few microseconds, so plaintext is never kept. */
   reveal(accountId: string, gateway: GatewayId): Record<string, string> | undefined {
     const row = this.store.credentials.get(accountId, gateway);
-    return row ? JSON.parse(open(this.key, row, aad(accountId, gateway))) : undefined;
+    if (!row) return undefined;
+    let credentials = this.opened.get(row);
+    if (!credentials) {
+      credentials = JSON.parse(open(this.key, row, aad(accountId, gateway))) as Record<string, string>;
+      this.opened.set(row, credentials);
+    }
+    return { ...credentials };
   }
 
   describe(accountId: string, gateway: GatewayId): MaskedCredentials | undefined {
