@@ -124,18 +124,28 @@ function declineOf(number: string): StripeDecline | undefined {
 interface StoredPm { json: Json; decline?: StripeDecline }
 interface Stored { status: number; body: unknown; endpoint: string; params: string }
 
-const state = {
-  paymentMethods: new Map<string, StoredPm>(),
-  intents: new Map<string, Json>(),
-  charges: new Map<string, Json>(),
-  refunds: new Map<string, Json>(),
-  customers: new Map<string, Json>(),
-  taxIds: new Map<string, Json[]>(),
-  idempotency: new Map<string, Stored>(),
-};
+function newState() {
+  return {
+    paymentMethods: new Map<string, StoredPm>(),
+    intents: new Map<string, Json>(),
+    charges: new Map<string, Json>(),
+    refunds: new Map<string, Json>(),
+    customers: new Map<string, Json>(),
+    taxIds: new Map<string, Json[]>(),
+    idempotency: new Map<string, Stored>(),
+  };
+}
+type State = ReturnType<typeof newState>;
 
-function reset(): void {
-  for (const m of Object.values(state)) m.clear();
+/**
+ * The state of the emulator instance handling the current request. Each instance owns its state; `routeFor`
+ * points this at it before running a handler, and handlers are synchronous, so no other request can run
+ * in between.
+ */
+let state: State = newState();
+
+function reset(s: State): void {
+  for (const m of Object.values(s)) m.clear();
 }
 
 // ---------------------------------------------------------------------------------------------- payment methods
@@ -548,8 +558,9 @@ interface Call { params: Params; livemode: boolean; id: string; expand: string[]
 type Handler = (call: Call) => Json;
 
 /** Auth, parameter decoding, idempotency replay (stripe.md section 1) and error bodies for every route. */
-function route(handler: Handler) {
+function routeFor(own: State, handler: Handler) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
+    state = own;
     reply.header('request-id', randomId('req_', 14));
     const key = apiKeyOf(req);
     const denied = authError(key);
@@ -586,7 +597,9 @@ function route(handler: Handler) {
 }
 
 export const stripeEmulator: EmulatorPlugin = async (app, opts) => {
-  opts.control.onReset(reset);
+  const own = newState();
+  opts.control.onReset(() => reset(own));
+  const route = (handler: Handler) => routeFor(own, handler);
 
   app.post('/v1/payment_methods', route(({ params, livemode }) => createPaymentMethod(params, livemode)));
   app.get('/v1/payment_methods/:id', route(({ id }) => {
