@@ -97,6 +97,16 @@ export const asaasEmulator: EmulatorPlugin = async (app, opts) => {
     return { status: 200, body: { deleted: true, id: p.id } };
   }));
 
+  opts.control.onPay('asaas', (id) => {
+    const p = payments.get(id);
+    if (!p) return { ok: false, status: 404, message: `payment ${id} not found` };
+    if (!['PENDING', 'OVERDUE'].includes(p.status) || p.deleted || CARD_TYPES.includes(p.billingType)) {
+      return { ok: false, status: 409, message: `payment ${id} is ${p.status}, not a pending pix or boleto` };
+    }
+    markPaid(p, 'RECEIVED');
+    return { ok: true };
+  });
+
   // Sandbox actions (doc §8): settle a pix/boleto, or make it overdue, without a payer.
   app.post<{ Params: { id: string } }>('/v3/sandbox/payment/:id/confirm', async (request, reply) => withPayment(reply, request.params.id, (p) => {
     if (!['PENDING', 'OVERDUE'].includes(p.status) || p.deleted || CARD_TYPES.includes(p.billingType)) {

@@ -39,6 +39,11 @@ export class EmulatorControlClient {
     return this.call('DELETE', '/requests');
   }
 
+  /** Play the payer: settle a pending pix or boleto (id = the gateway's id, i.e. the charge's externalId). */
+  pay(gateway: GatewayId, id: string): Promise<void> {
+    return this.call('POST', '/pay', { gateway, id });
+  }
+
   reset(): Promise<void> {
     return this.call('POST', '/reset');
   }

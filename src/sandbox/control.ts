@@ -6,6 +6,10 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault { kind: FaultKind; remaining: number; latencyMs?: number }
 
+/** What an emulator answers when asked to play the payer of a pending pix or boleto. */
+export type PayOutcome = { ok: true } | { ok: false; status: 404 | 409; message: string };
+export type Payer = (externalId: string) => PayOutcome;
+
 export interface RecordedRequest {
   gateway: GatewayId;
   method: string;
@@ -25,6 +29,7 @@ export class EmulatorControl {
   private requests: RecordedRequest[] = [];
   private readonly hanging = new Set<FastifyRequest>();
   private readonly resetters: Array<() => void> = [];
+  private readonly payers = new Map<GatewayId, Payer>();
 
   addFault(gateway: GatewayId, fault: Fault): void {
     const list = this.faults.get(gateway) ?? [];
@@ -62,6 +67,16 @@ export class EmulatorControl {
   /** Emulators register a function that wipes their in-memory state. */
   onReset(fn: () => void): void {
     this.resetters.push(fn);
+  }
+
+  /** Emulators register how the payer settles a pending pix or boleto at that gateway. */
+  onPay(gateway: GatewayId, payer: Payer): void {
+    this.payers.set(gateway, payer);
+  }
+
+  pay(gateway: GatewayId, externalId: string): PayOutcome {
+    const payer = this.payers.get(gateway);
+    return payer ? payer(externalId) : { ok: false, status: 409, message: `${gateway} has no payer simulation` };
   }
 
   resetAll(): void {
@@ -156,6 +171,19 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
   app.delete('/requests', async () => {
     control.clearRequests();
     return { cleared: true };
+  });
+  // The payer pays a pending pix or boleto (each emulator settles it the way its gateway would).
+  app.post<{ Body: { gateway: string; id: string } }>('/pay', {
+    schema: {
+      body: {
+        type: 'object', required: ['gateway', 'id'], additionalProperties: false,
+        properties: { gateway: { type: 'string', enum: [...GATEWAY_IDS] }, id: { type: 'string', minLength: 1 } },
+      },
+    },
+  }, async (req, reply) => {
+    const outcome = control.pay(req.body.gateway as GatewayId, req.body.id);
+    if (!outcome.ok) return reply.code(outcome.status).send({ paid: false, message: outcome.message });
+    return { paid: true, gateway: req.body.gateway, id: req.body.id };
   });
   app.post('/reset', async () => {
     control.resetAll();

@@ -157,6 +157,14 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
     return customers.get(request.params.id) ?? send(reply, notFound('Customer'));
   });
 
+  opts.control.onPay('mercadopago', (id) => {
+    const payment = payments.get(id);
+    if (!payment) return { ok: false, status: 404, message: `Payment ${id} not found` };
+    if (payment.status !== 'pending') return { ok: false, status: 409, message: `payment ${id} is ${payment.status}, not awaiting the payer` };
+    approve(payment);
+    return { ok: true };
+  });
+
   // Emulator-only hooks (the real sandbox has none: test pix/boleto stay pending forever): pay or expire a
   // pending pix/boleto so approval and refunds of those methods can be exercised.
   app.post<{ Params: { id: string; action: string } }>('/__sandbox/payments/:id/:action', async (request, reply) => {

@@ -137,6 +137,21 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     return { status: 200, body: renderCharge(charge) };
   }));
 
+  // The payer pays a pending pix or boleto: the charge is paid in full, as the simulators do after a delay.
+  opts.control.onPay('pagarme', (id) => {
+    const order = orders.get(id);
+    const charge = order ? charges.get((order.charge_ids as string[])[0]) : charges.get(id);
+    if (!charge) return { ok: false, status: 404, message: `order or charge ${id} not found` };
+    const tx = charge.last_transaction;
+    if (charge.status !== 'pending' || !['waiting_payment', 'generated'].includes(tx.status)) {
+      return { ok: false, status: 409, message: `${id} is ${charge.status}, not a pix or boleto awaiting the payer` };
+    }
+    Object.assign(charge, { status: 'paid', paid_amount: charge.amount, paid_at: now() });
+    charge.last_transaction = { ...tx, status: 'paid', paid_at: now() };
+    settleOrder(charge);
+    return { ok: true };
+  });
+
   app.post('/core/v5/customers', (request, reply) => withIdempotency(request, reply, () => {
     const body = (request.body ?? {}) as Json;
     const errors = customerErrors(body, 'customer');

@@ -145,23 +145,35 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
     return { status: 201, body: renderCharge(charge) };
   }));
 
-  // Sandbox simulator: pays the order's pix QR code (a PIX charge appears) or its waiting boleto.
-  app.post<{ Params: { id: string } }>('/orders/:id/pay', async (request, reply) => {
-    const order = orders.get(request.params.id);
-    if (!order) return reply.code(404).send(notFound('order_id'));
+  /** The payer pays the order's pix QR code (a PIX charge appears) or its waiting boleto; false if nothing waits. */
+  function payOrder(order: StoredOrder): boolean {
     const waiting = order.chargeIds.map((id) => charges.get(id)!).find((c) => c.status === 'WAITING');
     if (waiting) {
       Object.assign(waiting, { status: 'PAID', paid: waiting.total, paid_at: now() });
-    } else if (order.qr && order.chargeIds.length === 0) {
-      const charge = newCharge(order, { reference_id: order.reference_id, cents: order.qr.cents, currency: 'BRL' });
-      Object.assign(charge, {
-        status: 'PAID', paid: order.qr.cents, paid_at: now(), payment_response: { ...APPROVED, reference: randomDigits(12) },
-        payment_method: { type: 'PIX', pix: { end_to_end_id: `E${randomDigits(8)}${randomDigits(23)}`, holder: { name: order.customer?.name, tax_id: order.customer?.tax_id } } },
-      });
-    } else {
-      return reply.code(400).send(errorBody('40002', 'invalid_parameter', 'order_id'));
+      return true;
     }
+    if (!order.qr || order.chargeIds.length > 0) return false;
+    const charge = newCharge(order, { reference_id: order.reference_id, cents: order.qr.cents, currency: 'BRL' });
+    Object.assign(charge, {
+      status: 'PAID', paid: order.qr.cents, paid_at: now(), payment_response: { ...APPROVED, reference: randomDigits(12) },
+      payment_method: { type: 'PIX', pix: { end_to_end_id: `E${randomDigits(8)}${randomDigits(23)}`, holder: { name: order.customer?.name, tax_id: order.customer?.tax_id } } },
+    });
+    return true;
+  }
+
+  // Sandbox simulator link.
+  app.post<{ Params: { id: string } }>('/orders/:id/pay', async (request, reply) => {
+    const order = orders.get(request.params.id);
+    if (!order) return reply.code(404).send(notFound('order_id'));
+    if (!payOrder(order)) return reply.code(400).send(errorBody('40002', 'invalid_parameter', 'order_id'));
     return reply.code(201).send(renderOrder(order, baseOf(request)));
+  });
+
+  // A charge's externalId is the order id (pix) or the charge id (cards, boleto): both find the order.
+  opts.control.onPay('pagbank', (id) => {
+    const order = orders.get(id) ?? orders.get(charges.get(id)?.orderId ?? '');
+    if (!order) return { ok: false, status: 404, message: `order or charge ${id} not found` };
+    return payOrder(order) ? { ok: true } : { ok: false, status: 409, message: `${id} has nothing waiting for the payer` };
   });
 
   app.get<{ Params: { id: string; format: string } }>('/qrcode/:id/:format', async (request, reply) => {

@@ -600,6 +600,14 @@ export const stripeEmulator: EmulatorPlugin = async (app, opts) => {
   const own = newState();
   opts.control.onReset(() => reset(own));
   const route = (handler: Handler) => routeFor(own, handler);
+  opts.control.onPay('stripe', (id) => {
+    const pi = own.intents.get(id);
+    if (!pi) return { ok: false, status: 404, message: `No such payment_intent: '${id}'` };
+    if (pi.status !== 'requires_action') return { ok: false, status: 409, message: `payment_intent ${id} is ${pi.status}, not awaiting the payer` };
+    state = own;
+    settleVoucher(pi, 'pay');
+    return { ok: true };
+  });
 
   app.post('/v1/payment_methods', route(({ params, livemode }) => createPaymentMethod(params, livemode)));
   app.get('/v1/payment_methods/:id', route(({ id }) => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startE2E, CUSTOMER, CARD, type E2E } from '../helpers/e2e';
 import { expectError } from '../helper';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
+import { GATEWAY_IDS } from '../../src/gateways/registry-ids';
 
 // Follow-up operations and customers across gateways, end to end against the emulators.
 
@@ -70,6 +71,30 @@ describe('follow-up operations', () => {
     assert.equal(stored.body.data.status, 'approved');
     assert.equal(stored.body.data.attempts[1].outcome, 'failed');
   });
+});
+
+describe('the payer pays (control API): every gateway, pix and boleto', () => {
+  for (const gateway of GATEWAY_IDS) {
+    for (const method of ['pix', 'boleto'] as const) {
+      test(`${gateway} ${method}: pending, paid by the payer, approved on refresh`, async () => {
+        const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
+        const customerId = gateway === 'asaas'
+          ? (await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId as string : undefined;
+        const body = method === 'pix' ? { ...pix, customerId }
+          : { ...pix, pix: undefined, customerId, paymentMethod: 'boleto', boleto: { dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10) } };
+        const created = await e2e.call('POST', '/api/v1/charges', { key, body });
+        assert.equal(created.status, 201, created.text);
+        assert.equal(created.body.data.status, 'pending');
+        await e2e.control.pay(gateway, created.body.data.externalId);
+        const fresh = await e2e.call('GET', `/api/v1/charges/${created.body.data.id}?refresh=true`, { key });
+        assert.equal(fresh.status, 200, fresh.text);
+        assert.equal(fresh.body.data.status, 'approved', fresh.text);
+        assert.equal(fresh.body.data.paidAmount, 1999);
+        assert.equal(fresh.body.data.refundedAmount, 0);
+        await assert.rejects(e2e.control.pay(gateway, created.body.data.externalId), /409/, 'a paid charge cannot be paid again');
+      });
+    }
+  }
 });
 
 describe('customers', () => {
