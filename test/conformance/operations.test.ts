@@ -4,6 +4,7 @@ import { startE2E, CUSTOMER, CARD, type E2E } from '../helpers/e2e';
 import { expectError } from '../helper';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { GATEWAY_IDS } from '../../src/gateways/registry-ids';
+import { ADAPTERS } from '../../src/gateways/registry';
 
 // Follow-up operations and customers across gateways, end to end against the emulators.
 
@@ -76,7 +77,7 @@ describe('follow-up operations', () => {
 describe('the payer pays (control API): every gateway, pix and boleto', () => {
   for (const gateway of GATEWAY_IDS) {
     for (const method of ['pix', 'boleto'] as const) {
-      test(`${gateway} ${method}: pending, paid by the payer, approved on refresh`, async () => {
+      test(`${gateway} ${method}: pending, paid by the payer, approved on refresh, then refunded where ${gateway} refunds ${method}`, async () => {
         const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
         const customerId = gateway === 'asaas'
           ? (await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId as string : undefined;
@@ -92,6 +93,18 @@ describe('the payer pays (control API): every gateway, pix and boleto', () => {
         assert.equal(fresh.body.data.paidAmount, 1999);
         assert.equal(fresh.body.data.refundedAmount, 0);
         await assert.rejects(e2e.control.pay(gateway, created.body.data.externalId), /409/, 'a paid charge cannot be paid again');
+
+        const refunds = ADAPTERS[gateway].capabilities[method];
+        if (refunds.partial_refund !== 'supported') return;
+        const id = created.body.data.id;
+        const partial = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 500 } });
+        assert.equal(partial.status, 201, partial.text);
+        assert.equal(partial.body.data.status, 'approved');
+        assert.equal(partial.body.data.refundedAmount, 500);
+        const rest = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: {} });
+        assert.equal(rest.status, 201, rest.text);
+        assert.equal(rest.body.data.status, 'refunded');
+        assert.equal(rest.body.data.refundedAmount, 1999);
       });
     }
   }
