@@ -49,6 +49,15 @@ test('npm run sandbox prints an API key and a pix curl that works when pasted', 
   assert.equal(json.data.gateway, 'pagarme', 'the demo account charges its primary gateway');
   assert.ok(json.data.pixCopyPaste && json.data.pixQrCode);
 
+  // The printed follow-up: the payer pays, and the refreshed charge is approved.
+  const payLine = lines.find((l) => l.includes('/__control/pay'))!.trim().replace('<externalId>', json.data.externalId);
+  const payUrl = /-X POST (\S+)/.exec(payLine)![1];
+  const paid = await fetch(payUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: /-d '(.+)'$/.exec(payLine)![1] });
+  assert.equal(paid.status, 200, await paid.text());
+  const refreshUrl = /curl -s '([^']+)'/.exec(lines.find((l) => l.includes('refresh=true'))!)![1].replace('<id>', json.data.id);
+  const refreshed = await (await fetch(refreshUrl, { headers: { 'x-api-key': key } })).json() as any;
+  assert.equal(refreshed.data.status, 'approved');
+
   // And pasted verbatim into a shell, where curl exists.
   if (spawnSync('sh', ['-c', 'command -v curl']).status === 0) {
     const pasted = spawnSync('sh', ['-c', curl], { encoding: 'utf8', timeout: 10_000 });

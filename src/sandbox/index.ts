@@ -90,6 +90,10 @@ async function main(): Promise<void> {
   out('Create a pix charge:');
   out(`  ${pixCurl(sandbox.url, sandbox.account.apiKey)}`);
   out('');
+  out('Then play the payer (externalId from that answer) and read the charge again at the gateway:');
+  out(`  curl -s -X POST ${sandbox.emulators.url}/__control/pay -H 'content-type: application/json' -d '{"gateway":"pagarme","id":"<externalId>"}'`);
+  out(`  curl -s '${sandbox.url}/api/v1/charges/<id>?refresh=true' -H 'x-api-key: ${sandbox.account.apiKey}'`);
+  out('');
   out('Press Ctrl+C to stop.');
   const stop = () => sandbox.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
