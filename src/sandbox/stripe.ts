@@ -1,123 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import qs from 'qs';
 import type { EmulatorPlugin } from './types';
-import { cardBrand, declineFor, luhnValid } from './cards';
+import { cardBrand, luhnValid } from './cards';
 import { randomDigits, randomId, randomUuid } from './ids';
 import { pixBrCode } from './br-code';
+import {
+  type Params, type Json, DOCS, StripeError, invalid, missing, noSuch, cardError, int, bool, list, oneOf, rejectUnknown, metadataOf,
+  queryParams, now, reais, type StripeDecline, DEBIT_CARDS, TEST_CARDS, declineOf,
+} from './stripe-wire';
 
-// Stripe PaymentIntents API emulator (shared/gateways/stripe.md). Bodies arrive form-decoded by qs, so every
-// value is a string: integers and booleans are parsed here the way Stripe's API does. Amounts are integer cents.
-
-type Params = Record<string, any>;
-type Json = Record<string, any>;
-
-const DOCS = 'https://stripe.com/docs/error-codes';
-
-/** An error answered with Stripe's `{error: {...}}` body. */
-class StripeError extends Error {
-  constructor(public readonly status: number, public readonly body: { error: Json }) {
-    super(String(body.error.message));
-  }
-}
-
-const invalid = (message: string, extra: Json = {}, status = 400) =>
-  new StripeError(status, { error: { type: 'invalid_request_error', message, ...extra } });
-const missing = (param: string) =>
-  invalid(`Missing required param: ${param}.`, { code: 'parameter_missing', param, doc_url: `${DOCS}/parameter-missing` });
-// A missing object in the URL is 404; one named by a parameter is 400 (Stripe does the same).
-const noSuch = (kind: string, id: string, param?: string) =>
-  invalid(`No such ${kind}: '${id}'`, { code: 'resource_missing', param: param ?? (kind === 'payment_intent' ? 'intent' : 'id'), doc_url: `${DOCS}/resource-missing` }, param ? 400 : 404);
-const cardError = (code: string, message: string, param: string) =>
-  new StripeError(402, { error: { type: 'card_error', code, message, param, doc_url: `${DOCS}/${code.replace(/_/g, '-')}` } });
-
-// ---------------------------------------------------------------------------------------------- params
-
-function int(p: Params, name: string, required = false): number | undefined {
-  const v = p[name];
-  if (v === undefined || v === '') {
-    if (required) throw missing(name);
-    return undefined;
-  }
-  if (typeof v !== 'string' || !/^-?\d+$/.test(v)) throw invalid(`Invalid integer: ${typeof v === 'string' ? v : 'object'}`, { code: 'parameter_invalid_integer', param: name });
-  return Number(v);
-}
-
-function bool(p: Params, name: string): boolean | undefined {
-  const v = p[name];
-  if (v === undefined) return undefined;
-  if (v === 'true' || v === 'false') return v === 'true';
-  throw invalid(`Invalid boolean: ${String(v)}`, { code: 'parameter_invalid_boolean', param: name });
-}
-
-function list(v: unknown): string[] {
-  if (v === undefined || v === '') return [];
-  return Array.isArray(v) ? v.map(String) : typeof v === 'object' ? Object.values(v as Json).map(String) : [String(v)];
-}
-
-function oneOf(p: Params, name: string, allowed: string[], fallback?: string): string | undefined {
-  const v = p[name] ?? fallback;
-  if (v !== undefined && !allowed.includes(v)) {
-    throw invalid(`Invalid ${name}: must be one of ${allowed.join(', ')}`, { code: 'parameter_invalid_string', param: name });
-  }
-  return v;
-}
-
-function rejectUnknown(p: Params, allowed: string[]): void {
-  const unknown = Object.keys(p).find((k) => !allowed.includes(k));
-  if (unknown) throw invalid(`Received unknown parameter: ${unknown}`, { code: 'parameter_unknown', param: unknown, doc_url: `${DOCS}/parameter-unknown` });
-}
-
-function metadataOf(p: Params): Record<string, string> {
-  const m = p.metadata;
-  if (m === undefined || m === '') return {};
-  if (typeof m !== 'object' || Array.isArray(m)) throw invalid('Invalid object', { param: 'metadata' });
-  return Object.fromEntries(Object.entries(m as Json).filter(([, v]) => v !== '').map(([k, v]) => [k, String(v)]));
-}
-
-function queryParams(req: FastifyRequest): Params {
-  const q = req.url.split('?')[1];
-  return q ? qs.parse(q, { arrayLimit: 100 }) : {};
-}
-
-const now = () => Math.floor(Date.now() / 1000);
-const reais = (cents: number) => `R$${(cents / 100).toFixed(2)}`;
-
-// ---------------------------------------------------------------------------------------------- cards
-
-interface StripeDecline { code: string; decline_code: string; message: string }
-
-// The shared decline cards (src/sandbox/cards.ts) answer with Stripe's own code/decline_code pairs.
-const DECLINES: Record<string, StripeDecline> = {
-  card_declined: { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
-  insufficient_funds: { code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' },
-  expired_card: { code: 'expired_card', decline_code: 'expired_card', message: 'Your card has expired.' },
-  incorrect_cvc: { code: 'incorrect_cvc', decline_code: 'incorrect_cvc', message: "Your card's security code is incorrect." },
-  processing_error: { code: 'processing_error', decline_code: 'processing_error', message: 'An error occurred while processing your card. Try again in a little bit.' },
-  lost_card: { code: 'card_declined', decline_code: 'lost_card', message: 'Your card was declined.' },
-  stolen_card: { code: 'card_declined', decline_code: 'stolen_card', message: 'Your card was declined.' },
-  card_velocity_exceeded: { code: 'card_declined', decline_code: 'card_velocity_exceeded', message: 'Your card was declined.' },
-  fraudulent: { code: 'card_declined', decline_code: 'fraudulent', message: 'Your card was declined.' },
-};
-// Stripe's own test cards beyond the shared five (stripe.md section 8).
-const STRIPE_ONLY_DECLINES: Record<string, string> = {
-  '4000000000009987': 'lost_card', '4000000000009979': 'stolen_card', '4000000000006975': 'card_velocity_exceeded', '4100000000000019': 'fraudulent',
-};
-const DEBIT_CARDS = new Set(['4000056655665556', '5200828282828210']);
-// `pm_card_<name>` and `tok_<name>` shortcuts.
-const TEST_CARDS: Record<string, string> = {
-  visa: '4242424242424242', mastercard: '5555555555554444', amex: '378282246310005', visa_debit: '4000056655665556',
-  mastercard_debit: '5200828282828210', chargeDeclined: '4000000000000002', visa_chargeDeclined: '4000000000000002',
-  chargeDeclinedInsufficientFunds: '4000000000009995', visa_chargeDeclinedInsufficientFunds: '4000000000009995',
-  chargeDeclinedExpiredCard: '4000000000000069', chargeDeclinedIncorrectCvc: '4000000000000127',
-  chargeDeclinedProcessingError: '4000000000000119', visa_chargeDeclinedLostCard: '4000000000009987',
-  visa_chargeDeclinedStolenCard: '4000000000009979', visa_chargeDeclinedVelocityLimitExceeded: '4000000000006975', radarBlock: '4100000000000019',
-};
-
-function declineOf(number: string): StripeDecline | undefined {
-  const shared = declineFor(number);
-  const key = shared?.code ?? STRIPE_ONLY_DECLINES[number];
-  return key ? DECLINES[key] : undefined;
-}
+// Stripe PaymentIntents API emulator (shared/gateways/stripe.md): payment methods, intents, charges, refunds,
+// customers and idempotency, with state per server instance. Wire conventions live in ./stripe-wire.ts.
+// Amounts are integer cents.
 
 // ---------------------------------------------------------------------------------------------- state
 

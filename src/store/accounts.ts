@@ -45,7 +45,7 @@ export class AccountsRepository {
   private readonly accountCache: ReadCache<AccountRow>;
   private readonly settingsCache: ReadCache<SettingsRow>;
 
-  constructor(private readonly db: DB, external: ExternalWrites) {
+  constructor(db: DB, external: ExternalWrites) {
     this.accountCache = new ReadCache(external);
     this.settingsCache = new ReadCache(external);
     this.insertAccount = db.prepare('INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)');

@@ -16,7 +16,7 @@ export class IdempotencyRepository {
   private readonly releaseStmt;
   private readonly purgeStmt;
 
-  constructor(private readonly db: DB) {
+  constructor(db: DB) {
     this.getStmt = db.prepare('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
     this.claimStmt = db.prepare(`INSERT INTO idempotency_keys (account_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (account_id, key) DO UPDATE SET request_hash = excluded.request_hash, status_code = NULL, response_headers = NULL,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { asaasAdapter, declineCodeOf } from '../../src/gateways/asaas';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
+import { type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
 import type { RecordedRequest } from '../../src/sandbox/control';
 
 const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321' };

@@ -2,7 +2,7 @@ import { describe, test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { pagarmeAdapter } from '../../src/gateways/pagarme';
-import { GatewayFailure, type NormalizedCharge } from '../../src/gateways/types';
+import { type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { DECLINES } from '../helpers/e2e';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { pagbankAdapter as adapter, PAGBANK_AMOUNT_UNIT } from '../../src/gateways/pagbank';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type NormalizedCharge, type PaymentMethod } from '../../src/gateways/types';
+import { type CallContext, type ChargeOutcome, type ChargeRef, type NormalizedCharge, type PaymentMethod } from '../../src/gateways/types';
 import type { RecordedRequest } from '../../src/sandbox/control';
 
 // The PagBank adapter driven directly against the emulator over real HTTP (shared/gateways/pagbank.md).

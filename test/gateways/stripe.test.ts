@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import qs from 'qs';
 import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
 import { stripeAdapter } from '../../src/gateways/stripe';
-import { GatewayFailure, type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
+import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { DECLINES } from '../helpers/e2e';
 
