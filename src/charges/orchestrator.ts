@@ -15,6 +15,7 @@ import type { MappingRegistry } from '../mapping/loader';
 import { RouteGateError, validationError } from '../errors';
 import { FALLBACK_ON, FALLBACK_ON_SKIP, toPublicError, type SkipReason } from './outcomes';
 import { planAttempts, type PlannedAttempt } from './router';
+import { rgHeaders } from './response-format';
 
 export interface GatewayDeps {
   store: Store;
@@ -109,7 +110,21 @@ export class ChargeService {
       errorMessage: null, createdAt: now, updatedAt: now,
     };
     await store.commit(() => store.charges.insert(charge));
+    try {
+      return await this.attempt(charge, plan, account);
+    } catch (err) {
+      // Past the insert a gateway may have charged. The answer names the charge so the client reads it before
+      // retrying, and carries X-RG-Charge-Id, which tells the Idempotency-Key layer to keep this answer
+      // rather than free the key for a retry that could charge twice.
+      throw new RouteGateError('INTERNAL_ERROR',
+        `Charge ${charge.id} may have reached ${charge.gateway} but could not be completed; read GET /api/v1/charges/${charge.id} before retrying`,
+        { headers: rgHeaders(charge), cause: err });
+    }
+  }
 
+  /** Run the planned attempts in order and record the charge with every attempt. */
+  private async attempt(charge: ChargeRecord, plan: ReturnType<typeof planAttempts>, account: AccountRow): Promise<ChargeResult> {
+    const { store } = this.deps;
     const attempts: AttemptRecord[] = [];
     let lastFailure: { err: RouteGateError; gateway: GatewayId; decline?: NormalizedChargeResult } | undefined;
     let firstSkip: { err: RouteGateError; gateway: GatewayId } | undefined;

@@ -28,7 +28,7 @@ const REPLAYED_HEADERS = /^(x-rg-|location$|content-type$)/;
  * `Idempotency-Key` on POSTs that create something: the same key and body replay the stored answer
  * (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_CONFLICT.
  * Every answer is kept (declines and gateway timeouts too, so a retry never charges twice) except a 500
- * of RouteGate's own, which releases the key for a retry. Kept 24 hours.
+ * of RouteGate's own from before any charge existed, which releases the key for a retry. Kept 24 hours.
  */
 export function installIdempotency(app: FastifyInstance, store: Store): void {
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -62,7 +62,10 @@ export function installIdempotency(app: FastifyInstance, store: Store): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const key = request.idempotencyKey;
     if (!key || request.idempotentReplay) return payload;
-    if (reply.statusCode === 500) {
+    // RouteGate's own 500 frees the key for a retry, unless a charge exists (X-RG-Charge-Id): then a gateway may
+    // have charged, and a retry under the same key must get this answer back, not a second charge.
+    const chargeId = reply.getHeader('x-rg-charge-id');
+    if (reply.statusCode === 500 && (chargeId === undefined || chargeId === 'none')) {
       store.idempotency.release(request.account.id, key);
       return payload;
     }

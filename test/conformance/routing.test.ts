@@ -176,6 +176,36 @@ describe('idempotency', () => {
     assert.equal((await e2e.control.requests('stripe')).length - before, calls, 'no new gateway call');
   });
 
+  test('a failure after the gateway charged is a 500 naming the charge, kept under the key: a retry never charges twice', async (t) => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const repo = e2e.sandbox.app.store.charges;
+    const save = repo.save;
+    t.after(() => {
+      repo.save = save;
+    });
+    repo.save = () => {
+      throw new Error('disk I/O error (simulated)');
+    };
+    const before = (await e2e.control.requests('pagarme')).length;
+    const headers = { 'idempotency-key': 'order-crash-1' };
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    expectError(first, 'INTERNAL_ERROR', 500);
+    const chargeId = first.headers['x-rg-charge-id'] as string;
+    assert.match(chargeId, /^chg_/);
+    assert.match(first.body.error.message, new RegExp(`GET /api/v1/charges/${chargeId}`));
+    assert.ok(!first.text.includes('disk I/O'), 'the internal cause is not shown');
+    repo.save = save;
+
+    const retry = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    assert.equal(retry.status, 500);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.equal(retry.headers['x-rg-charge-id'], chargeId);
+    const creates = (await e2e.control.requests('pagarme')).slice(before).filter((r) => r.method === 'POST');
+    assert.equal(creates.length, 1, 'one charge at the gateway, whatever the client retries');
+    const stored = await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key });
+    assert.equal(stored.body.data.status, 'processing', 'the charge row from before the call tells the operator to reconcile it');
+  });
+
   test('the same key with another body is 409 IDEMPOTENCY_CONFLICT; another account may use the same key', async () => {
     const key = e2e.account({ primaryGateway: 'stripe' });
     const headers = { 'idempotency-key': 'order-2002' };
