@@ -43,7 +43,7 @@ export class CredentialVault {
   }
 
   has(accountId: string, gateway: GatewayId): boolean {
-    return this.reveal(accountId, gateway) !== undefined;
+    return this.store.credentials.get(accountId, gateway) !== undefined;
   }
 
   reveal(accountId: string, gateway: GatewayId): Record<string, string> | undefined {
