@@ -1,6 +1,6 @@
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, useGatewayHarness } from '../helpers/gateway-context';
 import { asaasAdapter, declineCodeOf } from '../../src/gateways/asaas';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
@@ -13,12 +13,9 @@ const BOLETO_FIELDS = ['boletoUrl', 'boletoBarcode'] as const;
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
-let h: GatewayHarness;
+// Later tests build on the customer the first test creates, so state is kept between tests.
+const h = useGatewayHarness({ resetBetweenTests: false });
 let customerId: string;
-before(async () => {
-  h = await startGatewayHarness();
-});
-after(() => h.close());
 
 const ctx = (overrides: Partial<CallContext> = {}) => h.context('asaas', SANDBOX_CREDENTIALS.asaas, overrides);
 const charge = (paymentMethod: NormalizedCharge['paymentMethod'], extra: Partial<NormalizedCharge> = {}): NormalizedCharge => ({

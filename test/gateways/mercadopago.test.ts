@@ -1,6 +1,6 @@
-import { describe, test, before, after, beforeEach } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, useGatewayHarness } from '../helpers/gateway-context';
 import { mercadopagoAdapter } from '../../src/gateways/mercadopago';
 import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -8,12 +8,7 @@ import { DECLINES } from '../helpers/e2e';
 
 // The Mercado Pago adapter driven directly against the Mercado Pago emulator over real HTTP.
 
-let h: GatewayHarness;
-before(async () => {
-  h = await startGatewayHarness();
-});
-after(() => h.close());
-beforeEach(() => h.control.reset());
+const h = useGatewayHarness();
 
 const TOKEN = SANDBOX_CREDENTIALS.mercadopago.accessToken;
 const ctx = (credentials = SANDBOX_CREDENTIALS.mercadopago) => h.context('mercadopago', credentials);

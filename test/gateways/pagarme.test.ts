@@ -1,6 +1,6 @@
-import { describe, test, before, after, beforeEach } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, useGatewayHarness } from '../helpers/gateway-context';
 import { pagarmeAdapter } from '../../src/gateways/pagarme';
 import { type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -8,12 +8,7 @@ import { DECLINES } from '../helpers/e2e';
 
 // The Pagar.me adapter driven directly against the Pagar.me emulator over real HTTP.
 
-let h: GatewayHarness;
-before(async () => {
-  h = await startGatewayHarness();
-});
-after(() => h.close());
-beforeEach(() => h.control.reset());
+const h = useGatewayHarness();
 
 const ctx = (credentials = SANDBOX_CREDENTIALS.pagarme) => h.context('pagarme', credentials);
 const CUSTOMER = { name: 'Maria Souza', email: 'maria@example.com', document: '123.456.789-09', phone: '11987654321' };

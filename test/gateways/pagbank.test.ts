@@ -1,6 +1,6 @@
-import { describe, test, before, after, beforeEach } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, useGatewayHarness } from '../helpers/gateway-context';
 import { pagbankAdapter as adapter, PAGBANK_AMOUNT_UNIT } from '../../src/gateways/pagbank';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { type CallContext, type ChargeOutcome, type ChargeRef, type NormalizedCharge, type PaymentMethod } from '../../src/gateways/types';
@@ -9,12 +9,7 @@ import type { RecordedRequest } from '../../src/sandbox/control';
 // The PagBank adapter driven directly against the emulator over real HTTP (shared/gateways/pagbank.md).
 // Amounts on the wire are reais while PAGBANK_AMOUNT_UNIT is 'major' (SPEC.md); the real API takes cents.
 
-let h: GatewayHarness;
-before(async () => {
-  h = await startGatewayHarness();
-});
-after(() => h.close());
-beforeEach(() => h.control.reset());
+const h = useGatewayHarness();
 
 const TOKEN = SANDBOX_CREDENTIALS.pagbank.token;
 const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321' };

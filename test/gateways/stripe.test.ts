@@ -1,7 +1,7 @@
-import { describe, test, before, after, beforeEach } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import qs from 'qs';
-import { failure, startGatewayHarness, type GatewayHarness } from '../helpers/gateway-context';
+import { failure, useGatewayHarness } from '../helpers/gateway-context';
 import { stripeAdapter } from '../../src/gateways/stripe';
 import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -9,12 +9,7 @@ import { DECLINES } from '../helpers/e2e';
 
 // The Stripe adapter driven directly against the Stripe emulator over real HTTP, plus the emulator on its own.
 
-let h: GatewayHarness;
-before(async () => {
-  h = await startGatewayHarness();
-});
-after(() => h.close());
-beforeEach(() => h.control.reset());
+const h = useGatewayHarness();
 
 const KEY = SANDBOX_CREDENTIALS.stripe.secretKey;
 const ctx = (credentials = SANDBOX_CREDENTIALS.stripe) => h.context('stripe', credentials);
