@@ -36,7 +36,7 @@ test('no card number, CVV or gateway secret in logs, rows or answers, on any gat
       : undefined;
     const base = { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, ...(customerId ? { customerId } : {}) };
     const card = (number: string) => ({ ...base, creditCard: { number, holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: CVV } });
-    const approved = await e2e.call('POST', '/api/v1/charges', { key, body: card(PAN) });
+    const approved = await e2e.call('POST', '/api/v1/charges', { key, body: card(PAN), headers: { 'idempotency-key': `secrets-${gateway}` } });
     assert.equal(approved.status, 201, `${gateway}: ${approved.text}`);
     const declined = await e2e.call('POST', '/api/v1/charges', { key, body: card(DECLINED_PAN) });
     assert.equal(declined.status, 502, `${gateway}: ${declined.text}`);
