@@ -226,6 +226,7 @@ export class ChargeService {
       throw validationError(`Refund amount ${amount} is larger than the refundable ${refundable}`, [{ field: 'amount', message: `must be <= ${refundable}` }]);
     }
     const partial = amount !== undefined && amount < refundable;
+    if (partial) assertSupported(c, 'partial_refund');
     return this.operate(accountId, id, partial ? 'partial_refund' : 'refund', partial ? amount : undefined);
   }
 
@@ -236,7 +237,6 @@ export class ChargeService {
     if (!charge.externalId) throw validationError(`Charge ${id} was never created at a gateway (status ${charge.status})`);
     const adapter = ADAPTERS[gateway];
     const pm = charge.paymentMethod as PaymentMethod;
-    if (op !== 'retrieve') assertSupported(charge, op);
     const seq = store.charges.nextSeq(charge.id);
     const ctx = callContext(this.deps, accountId, gateway, charge.id, `${charge.id}-${op}-${seq}`);
     if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: POST /api/v1/credentials`, { gateway });
