@@ -82,6 +82,8 @@ const needsCustomer = { charge: { needs: 'customerId' } as const };
 export const asaasAdapter: GatewayAdapter = {
   id: 'asaas',
   amountUnit: 'major',
+  currencies: ['BRL'],
+  keepsIdempotencyKeys: false,
   defaultBaseUrl: ADAPTER_BASE_URLS.asaas,
   // Every payment belongs to a customer. Pix and boleto have no pre-authorization. A paid boleto is refunded
   // through /bankSlip/refund, which asks the payer for a bank account out of band: not offered.

@@ -70,6 +70,8 @@ async function updatePayment(ctx: CallContext, ref: ChargeRef, body: Record<stri
 export const mercadopagoAdapter: GatewayAdapter = {
   id: 'mercadopago',
   amountUnit: 'major',
+  currencies: ['BRL'],
+  keepsIdempotencyKeys: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.mercadopago,
   // capture:false exists for cards only. A pending pix/boleto can be cancelled; once paid, MP refunds pix
   // and boleto (fully or partly) to the payer's account, like cards.

@@ -27,6 +27,8 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
 export const pagarmeAdapter: GatewayAdapter = {
   id: 'pagarme',
   amountUnit: 'minor',
+  currencies: ['BRL'],
+  keepsIdempotencyKeys: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.pagarme,
   // Boleto and pix refunds on PSP accounts are bank transfers that need the payer's bank account,
   // which a normalized refund does not carry; pending ones can still be cancelled.

@@ -65,6 +65,8 @@ async function chargeAction(
 export const pagbankAdapter: GatewayAdapter = {
   id: 'pagbank',
   amountUnit: PAGBANK_AMOUNT_UNIT,
+  currencies: ['BRL'],
+  keepsIdempotencyKeys: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.pagbank,
   // Boleto: cancel while WAITING; a paid boleto cannot be refunded through the API. Pix: a QR code has no
   // cancel (it expires); once paid its PIX charge refunds like a card. The Orders API has no customer

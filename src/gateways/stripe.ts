@@ -93,6 +93,8 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
 export const stripeAdapter: GatewayAdapter = {
   id: 'stripe',
   amountUnit: 'minor',
+  currencies: ['BRL', 'USD', 'EUR', 'GBP', 'MXN', 'CAD', 'AUD'],
+  keepsIdempotencyKeys: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.stripe,
   // Manual capture is card-only; boleto payments cannot be refunded (stripe.md section 3). Pending pix and
   // boleto PaymentIntents (requires_action) can be cancelled. debit_card is a card at Stripe.

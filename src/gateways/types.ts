@@ -96,6 +96,20 @@ export interface GatewayAdapter {
   /** Production base URL; ROUTEGATE_<GATEWAY>_URL overrides it. */
   defaultBaseUrl: string;
   capabilities: CapabilityTable;
+  /** ISO 4217 codes (upper-case) this gateway charges cards in; pix and boleto are BRL everywhere. */
+  currencies: readonly string[];
+  /**
+   * true when the gateway keeps idempotency keys on creates: an unknown create outcome is settled by replaying
+   * the create under the same key (the gateway answers the first result, or makes the one charge).
+   */
+  keepsIdempotencyKeys: boolean;
+  /**
+   * Read-only: find the charge RouteGate created under `reference` (its charge id, sent as metadata, code,
+   * externalReference or external_reference). Resolves null when the gateway has none. Never creates anything.
+   */
+  lookupCharge?(ctx: CallContext, reference: string, paymentMethod: PaymentMethod): Promise<ChargeOutcome | null>;
+  /** true when lookupCharge's null proves the gateway never took the charge (its lookup reads are consistent). */
+  lookupProvesAbsence?: boolean;
   createCharge(ctx: CallContext, charge: NormalizedCharge): Promise<ChargeOutcome>;
   retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome>;
   captureCharge(ctx: CallContext, ref: ChargeRef, amount?: number): Promise<ChargeOutcome>;
