@@ -25,7 +25,9 @@ async function measure(variant: Variant): Promise<void> {
   }
   if (variant === 'no-store-writes' || variant === 'neither') {
     ChargesRepository.prototype.insert = () => undefined;
-    ChargesRepository.prototype.save = () => undefined;
+    ChargesRepository.prototype.update = () => undefined;
+    ChargesRepository.prototype.addAttempt = () => undefined;
+    ChargesRepository.prototype.finishAttempt = () => undefined;
   }
   const e2e = await startE2E({ ROUTEGATE_LOG_LEVEL: 'warn' });
   const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });

@@ -14,6 +14,8 @@ import { RouteGateError } from './errors';
 import { chargeRoutes } from './charges/routes';
 import { loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
+import { ChargeService, type GatewayDeps } from './charges/orchestrator';
+import { Reconciler } from './charges/reconciler';
 
 export interface AppOptions {
   config: Config;
@@ -27,6 +29,8 @@ declare module 'fastify' {
     store: Store;
     config: Config;
     vault: CredentialVault;
+    charges: ChargeService;
+    reconciler: Reconciler;
   }
 }
 
@@ -64,8 +68,19 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('vault', vault);
   app.decorateRequest('account', null as never);
-  const http = new GatewayHttp();
+  app.decorateRequest('settings', null as never);
+  const http = new GatewayHttp({ connectTimeoutMs: config.connectTimeoutMs });
+  const gatewayDeps: GatewayDeps = {
+    store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs, requestDeadlineMs: config.requestDeadlineMs,
+  };
+  const charges = new ChargeService(gatewayDeps);
+  const reconciler = new Reconciler(store, charges, app.log, { intervalMs: config.reconcileIntervalMs });
+  app.decorate('charges', charges);
+  app.decorate('reconciler', reconciler);
+  // Charges a crash left `processing` are settled as soon as the service is up, then periodically.
+  app.addHook('onReady', async () => reconciler.start());
   app.addHook('onClose', async () => {
+    await reconciler.stop();
     await http.close();
     store.close();
   });
@@ -95,7 +110,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     installAuth(api, store);
     await registerKeyRateLimit(api, { max: config.rateLimit });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
-    await api.register(chargeRoutes, { store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs });
+    await api.register(chargeRoutes, { deps: gatewayDeps, charges });
   }, { prefix: '/api/v1' });
 
   return app;

@@ -14,7 +14,10 @@ export interface Config {
   masterKeySource: 'env' | 'file';
   rateLimit: number; // requests per minute, per API key and per client IP
   gatewayUrls: Record<GatewayId, string>;
-  gatewayTimeoutMs: number;
+  gatewayTimeoutMs: number; // response timeout: once the request is written, how long to wait for the answer
+  connectTimeoutMs: number; // nothing was sent while connecting, so falling back after it is safe
+  requestDeadlineMs: number; // a client has its answer by then, whatever the gateways do
+  reconcileIntervalMs: number; // how often `processing` charges are settled; 0 = at start-up only
   bodyLimit: number; // bytes
   mappingsDir: string; // mappings/<gateway>/*.jsonata, status.json and fixtures
   nodeEnv: string;
@@ -88,6 +91,9 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = httpUrl('ROUTEGATE_PUBLIC_URL', env.ROUTEGATE_PUBLIC_URL?.trim() || `http://localhost:${port}`);
   const rateLimit = integer(env, 'ROUTEGATE_RATE_LIMIT', 100, 1, 10_000_000);
   const gatewayTimeoutMs = integer(env, 'ROUTEGATE_GATEWAY_TIMEOUT_MS', 30_000, 1, 600_000);
+  const connectTimeoutMs = integer(env, 'ROUTEGATE_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000);
+  const requestDeadlineMs = integer(env, 'ROUTEGATE_REQUEST_DEADLINE_MS', 45_000, 1, 3_600_000);
+  const reconcileIntervalMs = integer(env, 'ROUTEGATE_RECONCILE_INTERVAL_MS', 30_000, 0, 86_400_000);
   const bodyLimit = integer(env, 'ROUTEGATE_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
   const logLevel = env.ROUTEGATE_LOG_LEVEL?.trim() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -102,7 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
+    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
   };
 }
 

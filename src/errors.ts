@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   GATEWAY_UNREACHABLE: 502,
   GATEWAY_TIMEOUT: 504,
   IDEMPOTENCY_CONFLICT: 409,
+  CHARGE_BUSY: 409, // another capture/cancel/refund of the same charge is running
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

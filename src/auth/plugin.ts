@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { RouteGateError, validationError } from '../errors';
 import type { Store } from '../store';
-import type { AccountRow } from '../store/accounts';
+import type { AccountRow, SettingsRow } from '../store/accounts';
 import { API_KEY_PATTERN, hashApiKey } from './api-keys';
 
 declare module 'fastify' {
   interface FastifyRequest {
     account: AccountRow;
+    /** The account's settings as they were when the request was authenticated; used for the whole request. */
+    settings: SettingsRow;
   }
 }
 
@@ -38,6 +40,8 @@ export function installAuth(app: FastifyInstance, store: Store): void {
     const account = store.accounts.get(record.accountId);
     if (!account) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
     if (!account.active) throw new RouteGateError('CLIENT_INACTIVE', 'This account is deactivated; contact the operator');
+    // One consistent view of the account per request: key, account and settings are read here, once.
     request.account = account;
+    request.settings = store.accounts.settings(account.id);
   });
 }

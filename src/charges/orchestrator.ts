@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store';
 import type { AccountRow, SettingsRow } from '../store/accounts';
-import type { AttemptRecord, ChargeRecord } from '../store/charges';
+import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
 import { nowIso } from '../store/db';
 import type { CredentialVault } from '../accounts/credential-vault';
 import { ADAPTERS } from '../gateways/registry';
@@ -12,10 +12,13 @@ import {
   type NormalizedChargeResult, type PaymentMethod, type RefundResult,
 } from '../gateways/types';
 import type { MappingRegistry } from '../mapping/loader';
-import { RouteGateError, validationError } from '../errors';
+import { RouteGateError, validationError, type ErrorCode } from '../errors';
 import { FALLBACK_ON, FALLBACK_ON_SKIP, toPublicError, type SkipReason } from './outcomes';
-import { planAttempts, type PlannedAttempt } from './router';
+import { planAttempts, type AttemptPlan, type PlannedAttempt } from './router';
 import { rgHeaders } from './response-format';
+import { ChargeLocks } from './charge-locks';
+import { isAmbiguous, settleAmbiguousCreate } from './settle';
+import { failureAttempt, patchFromGateway } from './charge-writes';
 
 export interface GatewayDeps {
   store: Store;
@@ -23,7 +26,10 @@ export interface GatewayDeps {
   mappings: MappingRegistry;
   http: GatewayHttp;
   gatewayUrls: Record<GatewayId, string>;
+  /** Response timeout of one gateway call. */
   timeoutMs: number;
+  /** A client request's overall budget (ROUTEGATE_REQUEST_DEADLINE_MS). */
+  requestDeadlineMs: number;
 }
 
 export interface ChargeResult {
@@ -39,40 +45,20 @@ export function newChargeId(): string {
   return `chg_${randomUUID().replace(/-/g, '')}`;
 }
 
-/** Builds the per-call context an adapter needs; credentials are decrypted here and nowhere else. */
-export function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string): CallContext | undefined {
-  const credentials = deps.vault.reveal(accountId, gateway);
-  if (!credentials) return undefined;
+/** The per-call context an adapter needs. `credentials` were read once for the whole client request. */
+export function gatewayContext(
+  deps: GatewayDeps, gateway: GatewayId, credentials: Record<string, string>, chargeId: string, idempotencyKey: string, deadline?: number,
+): CallContext {
   return {
     gateway, baseUrl: deps.gatewayUrls[gateway], credentials, http: deps.http, mappings: deps.mappings.get(gateway)!,
-    idempotencyKey, chargeId, timeoutMs: deps.timeoutMs,
+    idempotencyKey, chargeId, timeoutMs: deps.timeoutMs, deadline,
   };
 }
 
-function applyNormalized(c: ChargeRecord, n: NormalizedChargeResult): void {
-  c.externalId = n.externalId ?? c.externalId;
-  c.status = n.status;
-  c.amount = Number.isInteger(n.amount) ? n.amount : c.amount;
-  c.paidAmount = n.paidAmount ?? c.paidAmount;
-  c.refundedAmount = n.refundedAmount ?? c.refundedAmount;
-  c.currency = n.currency ?? c.currency;
-  if (typeof n.captured === 'boolean') c.captured = n.captured;
-  c.pixQrCode = n.pixQrCode ?? c.pixQrCode;
-  c.pixCopyPaste = n.pixCopyPaste ?? c.pixCopyPaste;
-  c.boletoUrl = n.boletoUrl ?? c.boletoUrl;
-  c.boletoBarcode = n.boletoBarcode ?? c.boletoBarcode;
-  if (n.refs) c.refs = { ...(c.refs ?? {}), ...n.refs };
-  c.declineCode = n.declineCode ?? null;
-}
-
-function failureAttempt(seq: number, operation: string, gateway: string, err: unknown, started: number): AttemptRecord {
-  const publicError = toPublicError(err, gateway);
-  const f = err instanceof GatewayFailure ? err : undefined;
-  return {
-    seq, operation, gateway, outcome: f?.kind === 'decline' ? 'decline' : 'failed', errorCode: publicError.code, failureKind: f?.kind ?? 'internal',
-    gatewayStatus: f?.info.status ?? null, message: publicError.message.slice(0, 500), ambiguous: f?.info.ambiguous ?? false,
-    durationMs: performance.now() - started,
-  };
+/** Reads the credentials and builds the context; undefined when the account has none for that gateway. */
+export function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string, deadline?: number): CallContext | undefined {
+  const credentials = deps.vault.reveal(accountId, gateway);
+  return credentials && gatewayContext(deps, gateway, credentials, chargeId, idempotencyKey, deadline);
 }
 
 /**
@@ -92,14 +78,40 @@ const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORT
   GATEWAY_UNSUPPORTED_OPERATION: 'GATEWAY_UNSUPPORTED_OPERATION',
   CARD_TOKEN_NOT_PORTABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
   SPLIT_RECIPIENT_UNAVAILABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
+  CURRENCY_NOT_SUPPORTED: 'GATEWAY_UNSUPPORTED_OPERATION',
 };
 
-/** Creates charges across the primary and fallbacks, and runs follow-up operations on stored charges. */
-export class ChargeService {
-  constructor(private readonly deps: GatewayDeps) {}
+/** Backoff of the reconciler for one charge: 5 s doubling to an hour, with jitter so a backlog spreads out. */
+export function reconcileDelayMs(attempts: number): number {
+  const base = Math.min(5_000 * 2 ** Math.min(attempts, 20), 3_600_000);
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+}
 
-  async create(account: AccountRow, settings: SettingsRow, request: NormalizedCharge): Promise<ChargeResult> {
+type FollowUp = ChargeOperation | 'retrieve';
+
+interface LastFailure {
+  err: RouteGateError;
+  gateway: GatewayId;
+  /** A decline: the charge the gateway recorded, if it sent one back. */
+  decline?: { normalized?: NormalizedChargeResult; declineCode: string };
+}
+
+/** Creates charges across the primary and fallbacks, runs follow-up operations, and settles unknown outcomes. */
+export class ChargeService {
+  readonly locks: ChargeLocks;
+
+  constructor(private readonly deps: GatewayDeps) {
+    // A lease outlives every request (whose deadline bounds each holder), so only a dead holder's lease expires.
+    this.locks = new ChargeLocks(deps.store, deps.requestDeadlineMs + Math.min(5_000, deps.requestDeadlineMs));
+  }
+
+  deadline(): number {
+    return Date.now() + this.deps.requestDeadlineMs;
+  }
+
+  async create(account: AccountRow, settings: SettingsRow, request: NormalizedCharge, opts: { idempotencyKey?: string; deadline?: number } = {}): Promise<ChargeResult> {
     const { store } = this.deps;
+    const deadline = opts.deadline ?? this.deadline();
     const plan = planAttempts(store, this.deps.vault, account.id, settings, request);
     const now = nowIso();
     const charge: ChargeRecord = {
@@ -109,78 +121,155 @@ export class ChargeService {
       refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null, declineCode: null, errorCode: null,
       errorMessage: null, createdAt: now, updatedAt: now,
     };
-    await store.commit(() => store.charges.insert(charge));
+    // The charge is born locked by this request: neither the reconciler nor a follow-up touches it until the
+    // create has settled. The client's Idempotency-Key is linked to it in the same transaction.
+    const owner = ChargeLocks.newOwner();
+    await store.commit(() => {
+      store.charges.insert(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs });
+      if (opts.idempotencyKey) store.idempotency.linkCharge(account.id, opts.idempotencyKey, charge.id);
+    });
     try {
-      return await this.attempt(charge, plan, account);
+      return await this.runAttempts(charge, plan, deadline);
     } catch (err) {
       // Past the insert a gateway may have charged. The answer names the charge so the client reads it before
-      // retrying, and carries X-RG-Charge-Id, which tells the Idempotency-Key layer to keep this answer
-      // rather than free the key for a retry that could charge twice.
+      // retrying; the row stays `processing` for the reconciler, and the Idempotency-Key stays bound to it.
       throw new RouteGateError('INTERNAL_ERROR',
         `Charge ${charge.id} may have reached ${charge.gateway} but could not be completed; read GET /api/v1/charges/${charge.id} before retrying`,
         { headers: rgHeaders(charge), cause: err });
+    } finally {
+      this.locks.release(charge.id, owner);
     }
   }
 
-  /** Run the planned attempts in order and record the charge with every attempt. */
-  private async attempt(charge: ChargeRecord, plan: ReturnType<typeof planAttempts>, account: AccountRow): Promise<ChargeResult> {
+  /** Run the planned attempts in order; each is on disk (in_flight) before its gateway call. */
+  private async runAttempts(charge: ChargeRecord, plan: AttemptPlan, deadline: number): Promise<ChargeResult> {
     const { store } = this.deps;
-    const attempts: AttemptRecord[] = [];
-    let lastFailure: { err: RouteGateError; gateway: GatewayId; decline?: NormalizedChargeResult } | undefined;
+    let pending: Array<() => void> = [];
+    let lastFailure: LastFailure | undefined;
     let firstSkip: { err: RouteGateError; gateway: GatewayId } | undefined;
-    let outcome: ChargeOutcome | undefined;
-    let seq = 0;
+    let won: { outcome: ChargeOutcome; gateway: GatewayId } | undefined;
+    let unknown: { gateway: GatewayId; reason: string } | undefined;
+    let deadlinePassed = false;
+    const tried: GatewayId[] = [];
+
     for (const step of plan.attempts) {
-      seq += 1;
+      const seq = store.charges.nextSeq(charge.id);
       if (step.skip) {
-        attempts.push({ seq, operation: 'charge', gateway: step.gateway, outcome: 'skipped', errorCode: step.skip.reason, message: step.skip.message, durationMs: 0 });
+        const skipped: AttemptRecord = { seq, operation: 'charge', gateway: step.gateway, outcome: 'skipped', errorCode: step.skip.reason, message: step.skip.message, durationMs: 0 };
+        pending.push(() => store.charges.addAttempt(charge.id, skipped));
         firstSkip ??= { err: new RouteGateError(SKIP_STATUS[step.skip.reason], step.skip.message, { gateway: step.gateway }), gateway: step.gateway };
         if (FALLBACK_ON_SKIP[step.skip.reason]) continue;
         break;
       }
+      if (Date.now() >= deadline) {
+        deadlinePassed = true;
+        break;
+      }
+      const key = `${charge.id}-${seq}`;
+      const base = { seq, operation: 'charge', gateway: step.gateway };
+      const writes = pending;
+      pending = [];
+      await store.commit(() => {
+        for (const w of writes) w();
+        store.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 });
+        store.charges.update(charge.id, { gateway: step.gateway });
+      });
+      tried.push(step.gateway);
+      const adapter = ADAPTERS[step.gateway];
+      const ctx = gatewayContext(this.deps, step.gateway, step.credentials!, charge.id, key, deadline);
       const started = performance.now();
-      const ctx = callContext(this.deps, account.id, step.gateway, charge.id, `${charge.id}-${seq}`)!;
       try {
-        outcome = await ADAPTERS[step.gateway].createCharge(ctx, step.charge);
-        attempts.push({ seq, operation: 'charge', gateway: step.gateway, outcome: 'success', durationMs: performance.now() - started });
-        charge.gateway = step.gateway;
+        const outcome = await adapter.createCharge(ctx, step.charge);
+        pending.push(() => store.charges.finishAttempt(charge.id, { ...base, outcome: 'success', durationMs: performance.now() - started }));
+        won = { outcome, gateway: step.gateway };
         break;
       } catch (err) {
-        attempts.push(failureAttempt(seq, 'charge', step.gateway, err, started));
-        const f = err instanceof GatewayFailure ? err : undefined;
-        lastFailure = { err: toPublicError(err, step.gateway), gateway: step.gateway, decline: f?.kind === 'decline' ? f.info.normalized : undefined };
-        charge.gateway = step.gateway;
-        if (f?.kind === 'decline') charge.declineCode = f.info.declineCode ?? 'card_declined';
+        let failure: unknown = err;
+        if (isAmbiguous(err)) {
+          const settled = await settleAmbiguousCreate(adapter, ctx, step.charge);
+          if (settled.kind === 'charged') {
+            const message = `${err.message}; settled by ${settled.via} at ${step.gateway}`;
+            pending.push(() => store.charges.finishAttempt(charge.id, { ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started }));
+            won = { outcome: settled.outcome, gateway: step.gateway };
+            break;
+          }
+          if (settled.kind === 'unknown') {
+            const record = failureAttempt(base, err, started, 'unknown');
+            record.message = `${record.message}; ${settled.reason}`.slice(0, 500);
+            pending.push(() => store.charges.finishAttempt(charge.id, record));
+            unknown = { gateway: step.gateway, reason: settled.reason };
+            break;
+          }
+          if (settled.kind === 'declined') failure = settled.failure;
+          else {
+            const record = failureAttempt(base, err, started);
+            record.message = `${record.message}; ${settled.proof}`.slice(0, 500);
+            pending.push(() => store.charges.finishAttempt(charge.id, record));
+            lastFailure = { err: toPublicError(err, step.gateway), gateway: step.gateway };
+            continue; // proven absent: the fallback cannot charge twice
+          }
+        }
+        pending.push(() => store.charges.finishAttempt(charge.id, failureAttempt(base, failure, started)));
+        const f = failure instanceof GatewayFailure ? failure : undefined;
+        lastFailure = { err: toPublicError(failure, step.gateway), gateway: step.gateway };
+        if (f?.kind === 'decline') {
+          lastFailure.decline = { normalized: f.info.normalized, declineCode: f.info.declineCode ?? 'card_declined' };
+          break;
+        }
         if (f && FALLBACK_ON[f.kind]) continue;
         break;
       }
     }
 
-    let result: ChargeResult;
-    if (outcome) {
-      applyNormalized(charge, outcome.normalized);
-      charge.fallbackUsed = charge.gateway !== plan.first;
-      result = { charge, raw: outcome.raw };
-    } else if (lastFailure) {
-      if (lastFailure.decline) applyNormalized(charge, lastFailure.decline);
-      charge.status = charge.declineCode ? 'declined' : 'failed';
-      charge.errorCode = lastFailure.err.code;
-      charge.errorMessage = lastFailure.err.message.slice(0, 500);
-      charge.fallbackUsed = charge.gateway !== plan.first;
-      result = { charge, error: lastFailure.err };
-    } else {
-      const skipped = attempts.filter((a) => a.outcome === 'skipped').map((a) => `${a.gateway} (${a.errorCode})`);
-      const base = firstSkip!.err;
-      const message = skipped.length > 1 ? `${base.message}; no fallback could take the charge: ${skipped.slice(1).join(', ')}` : base.message;
-      const err = new RouteGateError(base.code, message, { gateway: firstSkip!.gateway });
-      charge.status = 'failed';
-      charge.gateway = plan.first;
-      charge.errorCode = err.code;
-      charge.errorMessage = message.slice(0, 500);
-      result = { charge, error: err };
+    const outcome = this.conclude(charge, plan, { won, unknown, lastFailure, firstSkip, deadlinePassed, tried });
+    const writes = pending;
+    await store.commit(() => {
+      for (const w of writes) w();
+      store.charges.update(charge.id, outcome.patch);
+      if (outcome.patch.status === 'processing') store.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0));
+    });
+    return { charge: store.charges.getById(charge.id)!, raw: won?.outcome.raw, error: outcome.error };
+  }
+
+  /** The charge's final columns and the public answer, from how the attempts went. */
+  private conclude(
+    charge: ChargeRecord, plan: AttemptPlan,
+    r: {
+      won?: { outcome: ChargeOutcome; gateway: GatewayId }; unknown?: { gateway: GatewayId; reason: string };
+      lastFailure?: LastFailure; firstSkip?: { err: RouteGateError; gateway: GatewayId };
+      deadlinePassed: boolean; tried: GatewayId[];
+    },
+  ): { patch: ChargePatch; error?: RouteGateError } {
+    const triedText = r.tried.length ? `tried ${r.tried.join(', ')}` : 'no gateway was tried';
+    if (r.won) {
+      return { patch: { ...patchFromGateway(charge, r.won.outcome.normalized), gateway: r.won.gateway, fallbackUsed: r.won.gateway !== plan.first } };
     }
-    await store.commit(() => store.charges.save(charge, attempts));
-    return result;
+    if (r.unknown) {
+      const message = `${r.unknown.gateway} did not answer in time and its outcome is being confirmed (${triedText}): charge ${charge.id} is stored as processing `
+        + `and will be settled to what ${r.unknown.gateway} recorded; read GET /api/v1/charges/${charge.id} or retry with the same Idempotency-Key. Do not charge again with a new key.`;
+      return {
+        patch: { status: 'processing', gateway: r.unknown.gateway, fallbackUsed: r.unknown.gateway !== plan.first, errorCode: 'GATEWAY_TIMEOUT', errorMessage: message.slice(0, 500) },
+        error: new RouteGateError('GATEWAY_TIMEOUT', message, { gateway: r.unknown.gateway }),
+      };
+    }
+    if (r.lastFailure && !r.deadlinePassed) {
+      const { err, gateway, decline } = r.lastFailure;
+      const patch: ChargePatch = decline
+        ? { ...(decline.normalized ? patchFromGateway(charge, decline.normalized) : {}), status: 'declined', declineCode: decline.declineCode }
+        : { status: 'failed' };
+      return { patch: { ...patch, gateway, fallbackUsed: gateway !== plan.first, errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
+    }
+    if (r.deadlinePassed) {
+      const err = new RouteGateError('GATEWAY_TIMEOUT',
+        `The request deadline passed (${triedText}) and no gateway took the charge; nothing was charged${r.lastFailure ? `. Last error: ${r.lastFailure.err.message}` : ''}`,
+        { gateway: r.lastFailure?.gateway });
+      return { patch: { status: 'failed', errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
+    }
+    const skip = r.firstSkip!;
+    const others = plan.attempts.filter((a) => a.skip && a.gateway !== skip.gateway).map((a) => `${a.gateway} (${a.skip!.reason})`);
+    const message = others.length ? `${skip.err.message}; no fallback could take the charge: ${others.join(', ')}` : skip.err.message;
+    const err = new RouteGateError(skip.err.code, message, { gateway: skip.gateway });
+    return { patch: { status: 'failed', gateway: plan.first, errorCode: err.code, errorMessage: message.slice(0, 500) }, error: err };
   }
 
   get(accountId: string, id: string): ChargeRecord {
@@ -189,83 +278,240 @@ export class ChargeService {
     return charge;
   }
 
-  /** Re-read the charge at its gateway and store what changed (e.g. a boleto that got paid). */
-  async refresh(accountId: string, id: string): Promise<ChargeResult> {
-    return this.operate(accountId, id, 'retrieve');
+  /** Re-read the charge at its gateway and store what changed (a `processing` charge is reconciled first). */
+  async refresh(accountId: string, id: string, deadline = this.deadline()): Promise<ChargeResult> {
+    return this.followUp(accountId, id, deadline, () => ({ op: 'retrieve' }));
   }
 
-  async capture(accountId: string, id: string, amount?: number): Promise<ChargeResult> {
-    const c = this.get(accountId, id);
-    assertSupported(c, 'capture');
-    if (!(c.status === 'approved' && c.captured === false)) {
-      throw validationError(`Charge ${id} is not an uncaptured pre-authorization (status ${c.status}${c.captured ? ', already captured' : ''})`);
-    }
-    if (amount !== undefined && amount > c.amount) throw validationError(`Capture amount ${amount} is larger than the authorized ${c.amount}`, [{ field: 'amount', message: `must be <= ${c.amount}` }]);
-    return this.operate(accountId, id, 'capture', amount);
+  async capture(accountId: string, id: string, amount?: number, deadline = this.deadline()): Promise<ChargeResult> {
+    assertSupported(this.get(accountId, id), 'capture');
+    return this.followUp(accountId, id, deadline, (c) => {
+      if (!(c.status === 'approved' && c.captured === false)) {
+        throw validationError(`Charge ${id} is not an uncaptured pre-authorization (status ${c.status}${c.captured ? ', already captured' : ''})`);
+      }
+      if (amount !== undefined && amount > c.amount) throw validationError(`Capture amount ${amount} is larger than the authorized ${c.amount}`, [{ field: 'amount', message: `must be <= ${c.amount}` }]);
+      return { op: 'capture', amount };
+    });
   }
 
-  async cancel(accountId: string, id: string): Promise<ChargeResult> {
-    const c = this.get(accountId, id);
-    assertSupported(c, 'cancel');
-    const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
-    if (!cancellable) {
-      throw validationError(`Charge ${id} cannot be cancelled (status ${c.status}${c.status === 'approved' ? ', captured: refund it instead' : ''})`);
-    }
-    return this.operate(accountId, id, 'cancel');
+  async cancel(accountId: string, id: string, deadline = this.deadline()): Promise<ChargeResult> {
+    assertSupported(this.get(accountId, id), 'cancel');
+    return this.followUp(accountId, id, deadline, (c) => {
+      const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
+      if (!cancellable) {
+        throw validationError(`Charge ${id} cannot be cancelled (status ${c.status}${c.status === 'approved' ? ', captured: refund it instead' : ''})`);
+      }
+      return { op: 'cancel' };
+    });
   }
 
-  async refund(accountId: string, id: string, amount?: number): Promise<ChargeResult> {
-    const c = this.get(accountId, id);
-    assertSupported(c, 'refund');
-    const refundable = (c.paidAmount || c.amount) - c.refundedAmount;
-    if (c.status !== 'approved' || c.captured === false) {
-      throw validationError(`Charge ${id} cannot be refunded (status ${c.status}${c.captured === false ? ', not captured: cancel it instead' : ''})`);
-    }
-    if (refundable <= 0) throw validationError(`Charge ${id} has nothing left to refund`);
-    if (amount !== undefined && amount > refundable) {
-      throw validationError(`Refund amount ${amount} is larger than the refundable ${refundable}`, [{ field: 'amount', message: `must be <= ${refundable}` }]);
-    }
-    const partial = amount !== undefined && amount < refundable;
-    if (partial) assertSupported(c, 'partial_refund');
-    return this.operate(accountId, id, partial ? 'partial_refund' : 'refund', partial ? amount : undefined);
+  async refund(accountId: string, id: string, amount?: number, deadline = this.deadline()): Promise<ChargeResult> {
+    assertSupported(this.get(accountId, id), 'refund');
+    return this.followUp(accountId, id, deadline, (c) => {
+      if (c.status !== 'approved' || c.captured === false) {
+        throw validationError(`Charge ${id} cannot be refunded (status ${c.status}${c.captured === false ? ', not captured: cancel it instead' : ''})`);
+      }
+      const refundable = (c.paidAmount || c.amount) - c.refundedAmount;
+      if (refundable <= 0) throw validationError(`Charge ${id} has nothing left to refund`);
+      if (amount !== undefined && amount > refundable) {
+        throw validationError(`Refund amount ${amount} is larger than the refundable ${refundable}`, [{ field: 'amount', message: `must be <= ${refundable}` }]);
+      }
+      const partial = amount !== undefined && amount < refundable;
+      if (partial) assertSupported(c, 'partial_refund');
+      return { op: partial ? 'partial_refund' : 'refund', amount: partial ? amount : undefined };
+    });
   }
 
-  private async operate(accountId: string, id: string, op: ChargeOperation | 'retrieve', amount?: number): Promise<ChargeResult> {
+  /**
+   * One follow-up under the charge's lock: wait for any other operation on the charge, read it afresh, settle it
+   * first if its create is unconfirmed, check the request against what is stored now, take a fresh operation
+   * number (the gateway idempotency key), record the attempt, call the gateway and store what it answered.
+   */
+  private async followUp(accountId: string, id: string, deadline: number, decide: (c: ChargeRecord) => { op: FollowUp; amount?: number }): Promise<ChargeResult> {
     const { store } = this.deps;
-    const charge = this.get(accountId, id);
-    const gateway = charge.gateway as GatewayId;
-    if (!charge.externalId) throw validationError(`Charge ${id} was never created at a gateway (status ${charge.status})`);
-    const adapter = ADAPTERS[gateway];
-    const pm = charge.paymentMethod as PaymentMethod;
-    const seq = store.charges.nextSeq(charge.id);
-    const ctx = callContext(this.deps, accountId, gateway, charge.id, `${charge.id}-${op}-${seq}`);
-    if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: POST /api/v1/credentials`, { gateway });
-    const ref: ChargeRef = { externalId: charge.externalId, paymentMethod: pm, amount: charge.amount, refs: charge.refs ?? undefined };
-    const started = performance.now();
-    const operation = op === 'partial_refund' ? 'refund' : op;
+    const owner = await this.locks.acquire(id, Math.min(deadline, Date.now() + 15_000));
     try {
-      const outcome = op === 'capture' ? await adapter.captureCharge(ctx, ref, amount)
-        : op === 'cancel' ? await adapter.cancelCharge(ctx, ref)
-          : op === 'retrieve' ? await adapter.retrieveCharge(ctx, ref)
-            : await adapter.refundCharge(ctx, ref, amount);
-      applyNormalized(charge, outcome.normalized);
-      const attempt: AttemptRecord = { seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId };
-      await store.commit(() => store.charges.save(charge, [attempt]));
-      return { charge, raw: outcome.raw, refund: outcome.refund };
+      let charge = this.get(accountId, id);
+      // An unconfirmed create, or a follow-up whose outcome is unknown (interrupted, or no answer): re-read first,
+      // so the checks below see the gateway's amounts, not ours.
+      const unsettled = charge.status === 'processing' || store.charges.attempts(id).some((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
+      if (unsettled) {
+        await this.settleHeld(charge, deadline);
+        charge = this.get(accountId, id);
+        if (charge.status === 'processing' && !charge.externalId) {
+          throw new RouteGateError('GATEWAY_TIMEOUT',
+            `Charge ${id}: ${charge.gateway} has not confirmed whether it took the charge yet; RouteGate keeps checking. Retry later.`,
+            { gateway: charge.gateway ?? undefined, headers: rgHeaders(charge) });
+        }
+      }
+      const { op, amount } = decide(charge);
+      if (op === 'retrieve' && unsettled) return { charge }; // settleHeld has just read it at the gateway
+      return await this.operate(charge, op, amount, deadline);
+    } finally {
+      this.locks.release(id, owner);
+    }
+  }
+
+  private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number): Promise<ChargeResult> {
+    const { store } = this.deps;
+    const gateway = charge.gateway as GatewayId;
+    if (!charge.externalId) throw validationError(`Charge ${charge.id} was never created at a gateway (status ${charge.status})`);
+    const adapter = ADAPTERS[gateway];
+    const seq = store.charges.nextSeq(charge.id);
+    const key = `${charge.id}-${op}-${seq}`;
+    const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
+    if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: POST /api/v1/credentials`, { gateway });
+    const ref: ChargeRef = { externalId: charge.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount, refs: charge.refs ?? undefined };
+    const operation = op === 'partial_refund' ? 'refund' : op;
+    const base = { seq, operation, gateway };
+    if (op !== 'retrieve') await store.commit(() => store.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 }));
+    const record = (a: AttemptRecord, patch?: ChargePatch) => store.commit(() => {
+      if (op === 'retrieve') store.charges.addAttempt(charge.id, a);
+      else store.charges.finishAttempt(charge.id, a);
+      if (patch) store.charges.update(charge.id, patch);
+    });
+    const call = () => (op === 'capture' ? adapter.captureCharge(ctx, ref, amount)
+      : op === 'cancel' ? adapter.cancelCharge(ctx, ref)
+        : op === 'retrieve' ? adapter.retrieveCharge(ctx, ref)
+          : adapter.refundCharge(ctx, ref, amount));
+    const started = performance.now();
+    try {
+      let outcome: ChargeOutcome;
+      try {
+        outcome = await call();
+      } catch (err) {
+        // The gateway may have moved the money without answering: the same call under the same key returns
+        // what it did (or does it once). Where the gateway keeps no keys, the next operation re-reads first.
+        if (!(op !== 'retrieve' && isAmbiguous(err) && adapter.keepsIdempotencyKeys)) throw err;
+        outcome = await call();
+      }
+      await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId }, patchFromGateway(charge, outcome.normalized));
+      return { charge: store.charges.getById(charge.id)!, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
       if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
-        applyNormalized(charge, err.info.normalized);
-        charge.status = 'declined';
-        const attempt: AttemptRecord = { seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started };
-        await store.commit(() => store.charges.save(charge, [attempt]));
-        return { charge, raw: err.info.body };
+        await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
+        return { charge: store.charges.getById(charge.id)!, raw: err.info.body };
       }
-      const attempt = failureAttempt(seq, operation, gateway, err, started);
-      await store.commit(() => store.charges.save(charge, [attempt]));
-      return { charge, error: toPublicError(err, gateway) };
+      await record(failureAttempt(base, err, started, isAmbiguous(err) ? 'unknown' : undefined));
+      return { charge: store.charges.getById(charge.id)!, error: toPublicError(err, gateway) };
     }
   }
+
+  /**
+   * Settle a charge for the reconciler: only if nobody holds it. Resolves true when it is no longer
+   * `processing` (or was not to begin with).
+   */
+  async reconcile(id: string, deadline = this.deadline()): Promise<boolean> {
+    const owner = this.locks.tryAcquire(id);
+    if (!owner) return false;
+    try {
+      const charge = this.deps.store.charges.getById(id);
+      if (!charge) return true;
+      return await this.settleHeld(charge, deadline);
+    } finally {
+      this.locks.release(id, owner);
+    }
+  }
+
+  /**
+   * The charge's truth at its gateway, read-only (never a create): by the gateway's id when known, else by the
+   * reference RouteGate sent. Interrupted follow-ups (in_flight attempts whose holder died) are closed as
+   * unknown and the amounts re-read. The caller holds the lock. Resolves true once not `processing`.
+   */
+  private async settleHeld(charge: ChargeRecord, deadline: number): Promise<boolean> {
+    const { store } = this.deps;
+    const attempts = store.charges.attempts(charge.id);
+    const open = attempts.filter((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
+    const interrupted = open.filter((a) => a.outcome === 'in_flight' || a.operation !== 'charge');
+    const gateway = (open.at(-1)?.gateway ?? charge.gateway) as GatewayId;
+    const seq = store.charges.nextSeq(charge.id);
+    const base = { seq, operation: 'reconcile', gateway };
+    const started = performance.now();
+    const finish = (patch: ChargePatch | undefined, record: AttemptRecord, settledCreate?: AttemptRecord['outcome']) => store.commit(() => {
+      if (record.outcome === 'success') {
+        for (const a of interrupted) {
+          const outcome = a.operation === 'charge' ? settledCreate ?? 'unknown' : 'reconciled';
+          const why = a.outcome === 'in_flight' ? 'interrupted' : 'no answer';
+          store.charges.finishAttempt(charge.id, { ...a, outcome, message: `${why}; ${record.message ?? 'settled by the reconciler'}`.slice(0, 500) });
+        }
+      }
+      if (patch) store.charges.update(charge.id, patch);
+      store.charges.addAttempt(charge.id, record);
+      const status = patch?.status ?? charge.status;
+      if (status === 'processing') {
+        const n = store.charges.reconcileAttempts(charge.id) + 1;
+        store.charges.scheduleReconcile(charge.id, n, Date.now() + reconcileDelayMs(n));
+      }
+    });
+
+    if (charge.status === 'processing' && !charge.externalId && !open.some((a) => a.operation === 'charge')) {
+      // No create ever left RouteGate: nothing can exist at any gateway.
+      const message = 'no gateway call was made before the service stopped; nothing was charged';
+      await finish({ status: 'failed', errorCode: 'GATEWAY_UNREACHABLE', errorMessage: message }, { ...base, outcome: 'success', message, durationMs: 0 });
+      return true;
+    }
+    const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, `${charge.id}-reconcile-${seq}`, deadline);
+    if (!ctx) {
+      await finish(undefined, { ...base, outcome: 'failed', errorCode: 'MISSING_CREDENTIALS', message: `no ${gateway} credentials to read the charge with`, durationMs: 0 });
+      return charge.status !== 'processing';
+    }
+    const adapter = ADAPTERS[gateway];
+    const pm = charge.paymentMethod as PaymentMethod;
+    try {
+      let found: ChargeOutcome | null;
+      if (charge.externalId) {
+        found = await adapter.retrieveCharge(ctx, { externalId: charge.externalId, paymentMethod: pm, amount: charge.amount, refs: charge.refs ?? undefined });
+      } else if (adapter.lookupCharge) {
+        found = await adapter.lookupCharge(ctx, charge.id, pm);
+        if (!found && adapter.lookupProvesAbsence) {
+          const message = `${gateway} has no charge with reference ${charge.id}: it never took it; nothing was charged`;
+          await finish({ status: 'failed', errorCode: 'GATEWAY_TIMEOUT', errorMessage: message }, { ...base, outcome: 'success', message, durationMs: performance.now() - started }, 'failed');
+          return true;
+        }
+      } else {
+        found = null;
+      }
+      if (!found) {
+        const message = adapter.lookupCharge
+          ? `${gateway}'s search does not list ${charge.id} yet; checking again later`
+          : `${gateway} offers no lookup by reference: the charge stays processing for the operator (see docs/charges.md)`;
+        await finish(undefined, { ...base, outcome: 'unknown', message, durationMs: performance.now() - started });
+        return false;
+      }
+      const patch = { ...patchFromGateway(charge, found.normalized), gateway, errorCode: null, errorMessage: null };
+      await finish(patch, { ...base, outcome: 'success', message: `settled at ${gateway}: ${found.normalized.status}`, durationMs: performance.now() - started }, 'success');
+      return found.normalized.status !== 'processing';
+    } catch (err) {
+      if (err instanceof GatewayFailure && err.kind === 'decline') {
+        const declineCode = err.info.declineCode ?? 'card_declined';
+        const patch: ChargePatch = {
+          ...(err.info.normalized ? patchFromGateway(charge, err.info.normalized) : {}), gateway, status: 'declined', declineCode,
+          errorCode: 'GATEWAY_ERROR', errorMessage: `${declineCode}: ${err.message}`.slice(0, 500),
+        };
+        await finish(patch, { ...base, outcome: 'success', message: `settled at ${gateway}: declined`, durationMs: performance.now() - started }, 'decline');
+        return true;
+      }
+      await finish(undefined, failureAttempt(base, err, started, 'unknown'));
+      return false;
+    }
+  }
+}
+
+/** The public error a stored, settled charge answers a replayed create with (undefined: it succeeded). */
+export function storedChargeError(c: ChargeRecord): RouteGateError | undefined {
+  if (c.status === 'declined') {
+    const message = c.errorMessage ?? `${c.declineCode ?? 'card_declined'}: the payment was declined`;
+    return new RouteGateError('GATEWAY_ERROR', message, { gateway: c.gateway ?? undefined });
+  }
+  if (c.status === 'failed') {
+    const code = (c.errorCode ?? 'GATEWAY_ERROR') as ErrorCode;
+    return new RouteGateError(code, c.errorMessage ?? `Charge ${c.id} failed`, { gateway: c.gateway ?? undefined });
+  }
+  if (c.status === 'processing' && !c.externalId) {
+    return new RouteGateError('GATEWAY_TIMEOUT', c.errorMessage ?? `Charge ${c.id} is being confirmed with ${c.gateway}`, { gateway: c.gateway ?? undefined });
+  }
+  return undefined;
 }
 
 export type { PlannedAttempt };

@@ -3,11 +3,15 @@ import { GatewayFailure, type FailureKind } from '../gateways/types';
 import { MappingEvaluationError } from '../mapping/loader';
 
 /** Reasons an attempt was skipped before any network call. */
-export type SkipReason = 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE';
+export type SkipReason =
+  | 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE'
+  | 'CURRENCY_NOT_SUPPORTED';
 
 /**
  * DESIGN.md's fallback rule as data: after these the next gateway is tried; a decline, a validation error
- * or any other gateway error ends the charge.
+ * or any other gateway error ends the charge. An ambiguous failure (the gateway may have acted: response
+ * timeout, connection lost after writing, 5xx on a create) is first settled at the same gateway
+ * (src/charges/settle.ts); only once the charge is proven absent there does this table apply.
  */
 export const FALLBACK_ON: Record<FailureKind, boolean> = {
   unreachable: true,
@@ -27,6 +31,7 @@ export const FALLBACK_ON_SKIP: Record<SkipReason, boolean> = {
   GATEWAY_UNSUPPORTED_OPERATION: true,
   CARD_TOKEN_NOT_PORTABLE: true,
   SPLIT_RECIPIENT_UNAVAILABLE: true,
+  CURRENCY_NOT_SUPPORTED: true,
 };
 
 const PUBLIC_CODE: Record<FailureKind, ErrorCode> = {

@@ -12,6 +12,14 @@ export interface PlannedAttempt {
   /** The charge as this gateway gets it (a customerId of another gateway is left out). */
   charge: NormalizedCharge;
   skip?: { reason: SkipReason; message: string };
+  /** The gateway credentials, read once when the charge was routed: later changes affect later requests only. */
+  credentials?: Record<string, string>;
+}
+
+/** Pix and boleto are Brazilian rails: BRL only, whatever else the gateway takes for cards. */
+function chargesCurrency(currencies: readonly string[], method: NormalizedCharge['paymentMethod'], currency: string): boolean {
+  if (method === 'pix' || method === 'boleto') return currency === 'BRL';
+  return currencies.includes(currency);
 }
 
 export interface AttemptPlan {
@@ -46,6 +54,9 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     const capability = adapter.capabilities[request.paymentMethod].charge;
     const skip = (reason: SkipReason, message: string): PlannedAttempt => ({ gateway, charge, skip: { reason, message } });
     if (capability === 'unsupported') return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} does not support ${request.paymentMethod} charges`);
+    if (!chargesCurrency(adapter.currencies, request.paymentMethod, request.currency)) {
+      return skip('CURRENCY_NOT_SUPPORTED', `${gateway} cannot charge ${request.paymentMethod.replace('_', ' ')} in ${request.currency}`);
+    }
     if (hasToken && gateway !== first) {
       return skip('CARD_TOKEN_NOT_PORTABLE', `the card token belongs to ${first} and cannot be charged on ${gateway}`);
     }
@@ -58,10 +69,11 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (typeof capability === 'object' && capability.needs === 'customer' && !charge.customer) {
       return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} needs the buyer on every charge: send customer (name, email, document)`);
     }
-    if (!vault.has(accountId, gateway)) {
+    const credentials = vault.reveal(accountId, gateway);
+    if (!credentials) {
       return skip('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`);
     }
-    return { gateway, charge };
+    return { gateway, charge, credentials };
   });
   return { first, attempts };
 }

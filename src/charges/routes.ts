@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NormalizedCharge } from '../gateways/types';
 import { resolveGatewayId } from '../gateways/registry-ids';
 import { RouteGateError, validationError } from '../errors';
 import { installIdempotency } from '../http/idempotency';
-import { ChargeService, type ChargeResult, type GatewayDeps } from './orchestrator';
+import { storedChargeError, type ChargeResult, type ChargeService, type GatewayDeps } from './orchestrator';
+import { envelope } from '../errors';
 import { CustomerService, customerView, type CustomerInput } from './customers';
 import { chargeView, rgHeaders, shapeCharge } from './response-format';
 
@@ -20,16 +21,31 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } {
 }
 
 /** POST/GET charges, follow-up operations and customers: thin handlers over the services. */
-export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const charges = new ChargeService(deps);
+export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDeps; charges: ChargeService }): Promise<void> {
+  const { deps, charges } = opts;
   const customers = new CustomerService(deps);
-  installIdempotency(app, deps.store);
+  const production = app.config?.production ?? false;
+  // A retried create whose first answer was "being confirmed" (or whose first request died) answers what the
+  // charge is now, after one read-only settle attempt, never a stale 504 or a "still processing" for 24 hours.
+  installIdempotency(app, deps.store, {
+    staleClaimMs: charges.locks.leaseMs,
+    async answerFromCharge(request, chargeId) {
+      await charges.reconcile(chargeId);
+      const charge = deps.store.charges.get(request.account.id, chargeId);
+      if (!charge) return undefined;
+      const headers = rgHeaders(charge);
+      const err = storedChargeError(charge);
+      if (err) return { status: err.statusCode, headers, body: JSON.stringify(envelope(err, production)), settled: charge.status !== 'processing' };
+      const body = JSON.stringify({ success: true, data: shapeCharge(request.settings.responseFormat, charge) });
+      return { status: 201, headers, body, settled: true };
+    },
+  });
 
   // X-RG-* on every charge response, errors included; before a charge exists they name what was asked for.
   app.addHook('onSend', async (request, reply, payload) => {
     if (!reply.hasHeader('x-rg-charge-id') && request.url.startsWith('/api/v1/charges')) {
       const body = request.body as { gateway?: string } | undefined;
-      const asked = resolveGatewayId(body?.gateway) ?? deps.store.accounts.settings(request.account?.id ?? '').primaryGateway;
+      const asked = resolveGatewayId(body?.gateway) ?? request.settings?.primaryGateway;
       reply.headers(rgHeaders(undefined, asked));
     }
     return payload;
@@ -40,15 +56,15 @@ export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
     if (result.error) throw new RouteGateError(result.error.code, result.error.message, { ...result.error.extra, headers });
     return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw, result.refund) });
   };
-  const formatOf = (accountId: string) => deps.store.accounts.settings(accountId).responseFormat;
+  const formatOf = (request: FastifyRequest) => request.settings.responseFormat;
 
   app.post<{ Body: NormalizedCharge }>('/charges', {
     schema: { tags: ['charges'], summary: 'Create a charge (primary gateway, then fallbacks)', body: { $ref: 'charge-request#' }, response: { 201: { $ref: 'charge-response#' }, ...errors } },
   }, async (request, reply) => {
-    const settings = deps.store.accounts.settings(request.account.id);
+    const { settings } = request;
     const body = request.body;
     const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true };
-    const result = await charges.create(request.account, settings, charge);
+    const result = await charges.create(request.account, settings, charge, { idempotencyKey: request.idempotencyKey, deadline: charges.deadline() });
     return send(reply, result, settings.responseFormat, 201);
   });
 
@@ -69,7 +85,7 @@ export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
     schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-list-query#' } },
   }, async (request, reply) => {
     const accountId = request.account.id;
-    if (request.query.refresh === 'true') return send(reply, await charges.refresh(accountId, request.params.id), formatOf(accountId), 200);
+    if (request.query.refresh === 'true') return send(reply, await charges.refresh(accountId, request.params.id), formatOf(request), 200);
     const charge = charges.get(accountId, request.params.id);
     const attempts = deps.store.charges.attempts(charge.id);
     return reply.headers(rgHeaders(charge)).send({ success: true, data: { ...chargeView(charge), attempts } });
@@ -77,21 +93,20 @@ export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
 
   app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/capture', {
     schema: { tags: ['charges'], summary: 'Capture a pre-authorization (optionally a smaller amount)', params: idParams, body: { $ref: 'amount-request#' } },
-  }, async (request, reply) => send(reply, await charges.capture(request.account.id, request.params.id, request.body?.amount), formatOf(request.account.id), 200));
+  }, async (request, reply) => send(reply, await charges.capture(request.account.id, request.params.id, request.body?.amount), formatOf(request), 200));
 
   app.post<{ Params: { id: string } }>('/charges/:id/cancel', {
     schema: { tags: ['charges'], summary: 'Cancel a pre-authorization or a pending charge', params: idParams },
-  }, async (request, reply) => send(reply, await charges.cancel(request.account.id, request.params.id), formatOf(request.account.id), 200));
+  }, async (request, reply) => send(reply, await charges.cancel(request.account.id, request.params.id), formatOf(request), 200));
 
   app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/refunds', {
     schema: { tags: ['charges'], summary: 'Refund all or part of a charge', params: idParams, body: { $ref: 'amount-request#' } },
-  }, async (request, reply) => send(reply, await charges.refund(request.account.id, request.params.id, request.body?.amount), formatOf(request.account.id), 201));
+  }, async (request, reply) => send(reply, await charges.refund(request.account.id, request.params.id, request.body?.amount), formatOf(request), 201));
 
   app.post<{ Body: CustomerInput }>('/customers', {
     schema: { tags: ['customers'], summary: 'Create a customer at a gateway (its externalId is a later customerId)', body: { $ref: 'customer-request#' }, response: { 201: { $ref: 'customer-response#' }, ...errors } },
   }, async (request, reply) => {
-    const settings = deps.store.accounts.settings(request.account.id);
-    const { customer } = await customers.create(request.account, settings, request.body);
+    const { customer } = await customers.create(request.account, request.settings, request.body);
     return reply.code(201).send({ success: true, data: customerView(customer) });
   });
 }

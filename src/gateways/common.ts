@@ -38,10 +38,15 @@ export async function send(ctx: CallContext, transport: Transport, opts: SendOpt
   }
   if (opts.idempotencyKey && transport.idempotencyHeader) headers[transport.idempotencyHeader] = opts.idempotencyKey;
   const reply = await ctx.http.send({
-    gateway: ctx.gateway, method: opts.method, url: ctx.baseUrl + opts.path, headers, body: payload, timeoutMs: ctx.timeoutMs,
+    gateway: ctx.gateway, method: opts.method, url: ctx.baseUrl + opts.path, headers, body: payload, timeoutMs: ctx.timeoutMs, deadline: ctx.deadline,
   });
   if (reply.status < 200 || reply.status >= 300) {
-    throw (transport.classifyError ?? classifyHttpError)(reply, ctx.gateway);
+    const failure = (transport.classifyError ?? classifyHttpError)(reply, ctx.gateway);
+    // A 5xx on a write proves nothing: the gateway may have acted before failing to answer.
+    if (reply.status >= 500 && opts.method !== 'GET' && !failure.info.ambiguous) {
+      throw new GatewayFailure(failure.kind, failure.gateway, failure.message, { ...failure.info, ambiguous: true });
+    }
+    throw failure;
   }
   if (reply.jsonError) {
     throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} answered ${reply.status} with a body that is not JSON`, {

@@ -7,7 +7,10 @@ export interface GatewayRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** Response timeout: how long to wait once the request is written. */
   timeoutMs: number;
+  /** Epoch ms past which nothing may be waited for (the client request's deadline). */
+  deadline?: number;
 }
 
 export interface GatewayReply {
@@ -22,11 +25,10 @@ export interface GatewayReply {
 
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
-// Before any response arrived these mean the gateway never got (or never answered on) a connection.
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED',
-]);
+// Failures while connecting: no byte of the request left this process, so the gateway cannot have acted on it.
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+// The connection died after it was open: the request may have been written and acted on.
+const LOST_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ABORT_ERR', 'UND_ERR_ABORTED']);
 
 /**
@@ -34,16 +36,26 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * fallback is the orchestrator's decision, with a per-attempt idempotency key.
  */
 export class GatewayHttp {
-  private readonly agent = new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 120_000,
-    connections: 128,
-    maxResponseSize: MAX_RESPONSE_BYTES,
-  });
+  private readonly agent: Agent;
+
+  /** connectTimeoutMs: how long opening a connection may take (nothing is sent before it is open). */
+  constructor(options: { connectTimeoutMs?: number } = {}) {
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 120_000,
+      connections: 128,
+      maxResponseSize: MAX_RESPONSE_BYTES,
+      connect: { timeout: options.connectTimeoutMs ?? 5_000 },
+    });
+  }
 
   async send(req: GatewayRequest): Promise<GatewayReply> {
     const started = performance.now();
-    const signal = AbortSignal.timeout(req.timeoutMs);
+    const timeoutMs = req.deadline === undefined ? req.timeoutMs : Math.min(req.timeoutMs, req.deadline - Date.now());
+    if (timeoutMs <= 0) {
+      throw new GatewayFailure('timeout', req.gateway, `the request deadline passed before ${req.gateway} was called`, { ambiguous: false });
+    }
+    const signal = AbortSignal.timeout(timeoutMs);
     let status: number;
     let headers: GatewayReply['headers'];
     let text: string;
@@ -54,14 +66,14 @@ export class GatewayHttp {
         headers: req.headers,
         body: req.body,
         signal,
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       status = res.statusCode;
       headers = res.headers;
       text = await res.body.text();
     } catch (err) {
-      throw classifyTransportError(err, req, signal.aborted);
+      throw classifyTransportError(err, req, timeoutMs, signal.aborted);
     }
     let json: unknown;
     let jsonError = false;
@@ -80,18 +92,22 @@ export class GatewayHttp {
   }
 }
 
-function classifyTransportError(err: unknown, req: GatewayRequest, aborted: boolean): GatewayFailure {
+/**
+ * undici failures by err.code. A write whose connection failed after it opened, or that got no answer in time,
+ * is `ambiguous`: the gateway may have acted on it, so the orchestrator settles it before any fallback.
+ */
+function classifyTransportError(err: unknown, req: GatewayRequest, timeoutMs: number, aborted: boolean): GatewayFailure {
   const code = (err as { code?: string })?.code ?? (err as { name?: string })?.name ?? '';
-  // A POST whose socket failed may still have reached the gateway: flag it so the attempt is recorded as such.
-  const ambiguous = req.method !== 'GET';
+  const write = req.method !== 'GET';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || CONNECT_CODES.has(code)) {
+    return new GatewayFailure('unreachable', req.gateway, `could not connect to ${req.gateway} (${code})`, { ambiguous: false });
+  }
   if (aborted || TIMEOUT_CODES.has(code) || code === 'TimeoutError' || code === 'AbortError') {
-    return new GatewayFailure('timeout', req.gateway, `${req.gateway} did not answer within ${req.timeoutMs} ms`, { ambiguous });
+    return new GatewayFailure('timeout', req.gateway, `${req.gateway} did not answer within ${timeoutMs} ms`, { ambiguous: write });
   }
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || err instanceof undiciErrors.ResponseExceededMaxSizeError) {
-    return new GatewayFailure('bad_response', req.gateway, `${req.gateway} sent a response larger than ${MAX_RESPONSE_BYTES} bytes`);
+    return new GatewayFailure('bad_response', req.gateway, `${req.gateway} sent a response larger than ${MAX_RESPONSE_BYTES} bytes`, { ambiguous: write });
   }
-  if (UNREACHABLE_CODES.has(code)) {
-    return new GatewayFailure('unreachable', req.gateway, `could not reach ${req.gateway} (${code})`, { ambiguous: ambiguous && code !== 'ECONNREFUSED' });
-  }
-  return new GatewayFailure('unreachable', req.gateway, `could not reach ${req.gateway} (${code || 'connection error'})`, { ambiguous });
+  const what = LOST_CODES.has(code) ? 'the connection was lost before an answer' : 'connection error';
+  return new GatewayFailure('unreachable', req.gateway, `${req.gateway}: ${what} (${code || 'unknown'})`, { ambiguous: write });
 }

@@ -76,7 +76,10 @@ export interface CallContext {
   idempotencyKey: string;
   /** RouteGate's internal charge id, sent as metadata/reference where the gateway has a field for it. */
   chargeId: string;
+  /** Response timeout of each call. */
   timeoutMs: number;
+  /** Epoch ms: the client request's deadline; no call waits past it. */
+  deadline?: number;
 }
 
 /** `needs: 'customerId'`: a customer created at this gateway first (Asaas); `needs: 'customer'`: the buyer inline (PagBank). */

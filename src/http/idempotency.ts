@@ -30,7 +30,21 @@ const REPLAYED_HEADERS = /^(x-rg-|location$|content-type$)/;
  * Every answer is kept (declines and gateway timeouts too, so a retry never charges twice) except a 500
  * of RouteGate's own from before any charge existed, which releases the key for a retry. Kept 24 hours.
  */
-export function installIdempotency(app: FastifyInstance, store: Store): void {
+export interface ChargeLinkedAnswer { status: number; headers: Record<string, string>; body: string; settled: boolean }
+
+export interface IdempotencyOptions {
+  /** A claim older than this belongs to a request that died (longer than any request may run). */
+  staleClaimMs?: number;
+  /** The answer for a create whose key is bound to a charge that was not settled when first answered. */
+  answerFromCharge?(request: FastifyRequest, chargeId: string): Promise<ChargeLinkedAnswer | undefined>;
+}
+
+export function installIdempotency(app: FastifyInstance, store: Store, opts: IdempotencyOptions = {}): void {
+  const staleClaimMs = opts.staleClaimMs ?? 60_000;
+  const inProgress = (key: string) => new RouteGateError('IDEMPOTENCY_CONFLICT', `A request with Idempotency-Key ${key} is still being processed; retry shortly`);
+  const replay = (reply: FastifyReply, a: { status: number; headers: Record<string, string>; body: string | null }) =>
+    reply.code(a.status).headers({ ...a.headers, 'idempotent-replayed': 'true' }).send(a.body);
+
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method !== 'POST') return;
     const header = request.headers['idempotency-key'];
@@ -47,15 +61,26 @@ export function installIdempotency(app: FastifyInstance, store: Store): void {
       if (existing.requestHash !== hash) {
         throw new RouteGateError('IDEMPOTENCY_CONFLICT', `Idempotency-Key ${key} was already used with a different request; use a new key for a new request`);
       }
-      if (existing.statusCode === null) {
-        throw new RouteGateError('IDEMPOTENCY_CONFLICT', `A request with Idempotency-Key ${key} is still being processed; retry shortly`);
+      const stale = existing.createdAt <= now - staleClaimMs;
+      if (existing.statusCode === null && !stale) throw inProgress(key);
+      if (existing.statusCode === null && !existing.chargeId) {
+        // The first request died before it created a charge: nothing can have been charged, so this one runs.
+        if (!store.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs)) throw inProgress(key);
+        request.idempotencyKey = key;
+        return;
       }
       request.idempotentReplay = true;
-      return reply.code(existing.statusCode).headers({ ...existing.headers, 'idempotent-replayed': 'true' }).send(existing.body);
+      // Unsettled when answered (504 "being confirmed"), or never answered: answer what the charge is now.
+      if (existing.chargeId && opts.answerFromCharge && (existing.statusCode === null || existing.statusCode === 504)) {
+        const answer = await opts.answerFromCharge(request, existing.chargeId);
+        if (answer) {
+          if (answer.settled) store.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body);
+          return replay(reply, answer);
+        }
+      }
+      return replay(reply, { status: existing.statusCode ?? 504, headers: existing.headers, body: existing.body });
     }
-    if (!store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) {
-      throw new RouteGateError('IDEMPOTENCY_CONFLICT', `A request with Idempotency-Key ${key} is still being processed; retry shortly`);
-    }
+    if (!store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) throw inProgress(key);
     request.idempotencyKey = key;
   });
 

@@ -29,11 +29,17 @@ export interface ChargeRecord {
   updatedAt: string;
 }
 
+export type AttemptOutcome = 'success' | 'decline' | 'failed' | 'skipped' | 'in_flight' | 'unknown' | 'reconciled';
+
 export interface AttemptRecord {
   seq: number;
   operation: string;
   gateway: string;
-  outcome: 'success' | 'decline' | 'failed' | 'skipped';
+  /**
+   * in_flight: written before the gateway call, so a crash leaves a trace; unknown: the outcome could not be proven;
+   * reconciled: an unknown follow-up after which the charge was re-read at the gateway (its amounts are the truth).
+   */
+  outcome: AttemptOutcome;
   errorCode?: string | null;
   failureKind?: string | null;
   gatewayStatus?: number | null;
@@ -42,8 +48,13 @@ export interface AttemptRecord {
   durationMs: number;
   /** The gateway's id for what this attempt created there besides the charge (a refund id). */
   externalId?: string | null;
+  /** The idempotency key the gateway call carried. */
+  idempotencyKey?: string | null;
   createdAt?: string;
 }
+
+/** The columns a state change may touch; never id, account_id or created_at. */
+export type ChargePatch = Partial<Omit<ChargeRecord, 'id' | 'accountId' | 'createdAt' | 'updatedAt'>>;
 
 const COLUMNS: Array<[keyof ChargeRecord, string]> = [
   ['id', 'id'], ['accountId', 'account_id'], ['gateway', 'gateway'], ['primaryGateway', 'primary_gateway'], ['fallbackUsed', 'fallback_used'],
@@ -74,42 +85,94 @@ function fromRow(row: Record<string, unknown>): ChargeRecord {
 
 export interface ListFilter { status?: string; gateway?: string; limit: number; after?: { createdAt: string; id: string } }
 
-/** Charges and their attempts; a charge and the attempts that produced it are written in one transaction. */
+const COLUMN_OF = new Map(COLUMNS);
+
+function columnValue(key: keyof ChargeRecord, v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (key === 'refs') return v ? JSON.stringify(v) : null;
+  return v ?? null;
+}
+
+/**
+ * Charges and their attempts. Every state change is an UPDATE of the columns that changed, made while the
+ * caller holds the charge's lock (a row in the database, so it holds across processes on one file); nothing
+ * writes back a whole row read earlier.
+ */
 export class ChargesRepository {
   private readonly insertStmt;
-  private readonly updateStmt;
   private readonly getStmt;
+  private readonly getAnyStmt;
   private readonly attemptStmt;
+  private readonly finishAttemptStmt;
   private readonly attemptsStmt;
-  private readonly maxSeqStmt;
+  private readonly nextSeqStmt;
+  private readonly lockStmt;
+  private readonly unlockStmt;
+  private readonly dueStmt;
+  private readonly scheduleStmt;
+  private readonly updateStmts = new Map<string, import('better-sqlite3').Statement>();
 
   constructor(private readonly db: DB) {
     const cols = COLUMNS.map(([, c]) => c);
-    this.insertStmt = db.prepare(`INSERT INTO charges (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`);
-    this.updateStmt = db.prepare(`UPDATE charges SET ${cols.filter((c) => c !== 'id' && c !== 'account_id' && c !== 'created_at').map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`);
+    this.insertStmt = db.prepare(`INSERT INTO charges (${cols.join(', ')}, lock_owner, lock_expires_at)
+      VALUES (${cols.map((c) => `@${c}`).join(', ')}, @lock_owner, @lock_expires_at)`);
     this.getStmt = db.prepare('SELECT * FROM charges WHERE id = ? AND account_id = ?');
-    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, created_at)
-      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @externalId, @createdAt)`);
+    this.getAnyStmt = db.prepare('SELECT * FROM charges WHERE id = ?');
+    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, idempotency_key, created_at)
+      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @externalId, @idempotencyKey, @createdAt)`);
+    this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = @outcome, error_code = @errorCode, failure_kind = @failureKind,
+      gateway_status = @gatewayStatus, message = @message, ambiguous = @ambiguous, duration_ms = @durationMs, external_id = @externalId
+      WHERE charge_id = @chargeId AND seq = @seq`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
-    this.maxSeqStmt = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM charge_attempts WHERE charge_id = ?').pluck();
+    this.nextSeqStmt = db.prepare('UPDATE charges SET op_seq = op_seq + 1 WHERE id = ? RETURNING op_seq').pluck();
+    this.lockStmt = db.prepare('UPDATE charges SET lock_owner = ?, lock_expires_at = ? WHERE id = ? AND (lock_owner IS NULL OR lock_expires_at <= ?)');
+    this.unlockStmt = db.prepare('UPDATE charges SET lock_owner = NULL, lock_expires_at = NULL WHERE id = ? AND lock_owner = ?');
+    this.dueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE status = 'processing' AND reconcile_after <= ?
+      AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
+    this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
   }
 
-  insert(c: ChargeRecord): void {
-    this.insertStmt.run(toRow(c));
+  /** A new charge, locked by its creator until the create is settled. */
+  insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }): void {
+    this.insertStmt.run({ ...toRow(c), lock_owner: lock.owner, lock_expires_at: lock.expiresAt });
   }
 
-  /** Save the charge and append its attempts atomically. */
-  save(c: ChargeRecord, attempts: AttemptRecord[]): void {
-    this.db.transaction(() => {
-      this.updateStmt.run(toRow({ ...c, updatedAt: nowIso() }));
-      for (const a of attempts) {
-        this.attemptStmt.run({
-          chargeId: c.id, seq: a.seq, operation: a.operation, gateway: a.gateway, outcome: a.outcome, errorCode: a.errorCode ?? null,
-          failureKind: a.failureKind ?? null, gatewayStatus: a.gatewayStatus ?? null, message: a.message ?? null, ambiguous: a.ambiguous ? 1 : 0,
-          durationMs: Math.round(a.durationMs), externalId: a.externalId ?? null, createdAt: a.createdAt ?? nowIso(),
-        });
-      }
-    })();
+  /** Set exactly these columns (and updated_at); nothing else in the row is written. */
+  update(id: string, patch: ChargePatch): void {
+    const keys = (Object.keys(patch) as Array<keyof ChargeRecord>).filter((k) => patch[k as keyof ChargePatch] !== undefined && COLUMN_OF.has(k));
+    const sig = keys.join(',');
+    let stmt = this.updateStmts.get(sig);
+    if (!stmt) {
+      stmt = this.db.prepare(`UPDATE charges SET ${keys.map((k) => `${COLUMN_OF.get(k)} = @${k}`).join(', ')}${keys.length ? ', ' : ''}updated_at = @updatedAt WHERE id = @id`);
+      this.updateStmts.set(sig, stmt);
+    }
+    const params: Record<string, unknown> = { id, updatedAt: nowIso() };
+    for (const k of keys) params[k] = columnValue(k, patch[k as keyof ChargePatch]);
+    stmt.run(params);
+  }
+
+  /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */
+  tryLock(id: string, owner: string, now: number, leaseMs: number): boolean {
+    return this.lockStmt.run(owner, now + leaseMs, id, now).changes === 1;
+  }
+
+  unlock(id: string, owner: string): void {
+    this.unlockStmt.run(id, owner);
+  }
+
+  /** The next operation number of this charge, taken atomically (each gateway call gets its own key from it). */
+  nextSeq(chargeId: string): number {
+    return this.nextSeqStmt.get(chargeId) as number;
+  }
+
+  /** Record an attempt; an in_flight one is written before its gateway call. */
+  addAttempt(chargeId: string, a: AttemptRecord): void {
+    this.attemptStmt.run({ chargeId, ...attemptParams(a), idempotencyKey: a.idempotencyKey ?? null, createdAt: a.createdAt ?? nowIso() });
+  }
+
+  /** Record how an in_flight attempt ended. */
+  finishAttempt(chargeId: string, a: AttemptRecord): void {
+    this.finishAttemptStmt.run({ chargeId, ...attemptParams(a) });
   }
 
   get(accountId: string, id: string): ChargeRecord | undefined {
@@ -117,13 +180,32 @@ export class ChargesRepository {
     return row && fromRow(row);
   }
 
-  nextSeq(chargeId: string): number {
-    return (this.maxSeqStmt.get(chargeId) as number) + 1;
+  /** Any account's charge (the reconciler works across accounts). */
+  getById(id: string): ChargeRecord | undefined {
+    const row = this.getAnyStmt.get(id) as Record<string, unknown> | undefined;
+    return row && fromRow(row);
+  }
+
+  /** `processing` charges whose next reconciliation is due and that nobody holds. */
+  dueForReconcile(now: number, limit: number): Array<{ id: string; accountId: string }> {
+    return (this.dueStmt.all(now, now, limit) as Array<{ id: string; account_id: string }>).map((r) => ({ id: r.id, accountId: r.account_id }));
+  }
+
+  scheduleReconcile(id: string, attempts: number, after: number): void {
+    this.scheduleStmt.run(attempts, after, id);
+  }
+
+  processingCount(): number {
+    return this.db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck().get() as number;
+  }
+
+  reconcileAttempts(id: string): number {
+    return (this.db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck().get(id) as number | undefined) ?? 0;
   }
 
   attempts(chargeId: string): AttemptRecord[] {
     return (this.attemptsStmt.all(chargeId) as Array<Record<string, unknown>>).map((r) => ({
-      seq: r.seq as number, operation: r.operation as string, gateway: r.gateway as string, outcome: r.outcome as AttemptRecord['outcome'],
+      seq: r.seq as number, operation: r.operation as string, gateway: r.gateway as string, outcome: r.outcome as AttemptOutcome,
       errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
       message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
       ...(r.external_id ? { externalId: r.external_id as string } : {}), createdAt: r.created_at as string,
@@ -142,4 +224,12 @@ export class ChargesRepository {
     }) as Array<Record<string, unknown>>;
     return rows.map(fromRow);
   }
+}
+
+function attemptParams(a: AttemptRecord) {
+  return {
+    seq: a.seq, operation: a.operation, gateway: a.gateway, outcome: a.outcome, errorCode: a.errorCode ?? null,
+    failureKind: a.failureKind ?? null, gatewayStatus: a.gatewayStatus ?? null, message: a.message ?? null, ambiguous: a.ambiguous ? 1 : 0,
+    durationMs: Math.round(a.durationMs), externalId: a.externalId ?? null,
+  };
 }

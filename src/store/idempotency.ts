@@ -6,6 +6,9 @@ export interface StoredResponse {
   headers: Record<string, string>;
   body: string | null;
   expiresAt: number;
+  createdAt: number;
+  /** The charge the request created, linked when the charge row was written. */
+  chargeId: string | null;
 }
 
 /** Responses kept per (account, Idempotency-Key) for replay. */
@@ -15,6 +18,8 @@ export class IdempotencyRepository {
   private readonly completeStmt;
   private readonly releaseStmt;
   private readonly purgeStmt;
+  private readonly linkStmt;
+  private readonly takeOverStmt;
 
   constructor(db: DB) {
     this.getStmt = db.prepare('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
@@ -25,6 +30,9 @@ export class IdempotencyRepository {
     this.completeStmt = db.prepare('UPDATE idempotency_keys SET status_code = ?, response_headers = ?, response_body = ? WHERE account_id = ? AND key = ?');
     this.releaseStmt = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND status_code IS NULL');
     this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+    this.linkStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ? WHERE account_id = ? AND key = ?');
+    this.takeOverStmt = db.prepare(`UPDATE idempotency_keys SET created_at = ? WHERE account_id = ? AND key = ? AND request_hash = ?
+      AND status_code IS NULL AND charge_id IS NULL AND created_at <= ?`);
   }
 
   get(accountId: string, key: string): StoredResponse | undefined {
@@ -32,6 +40,7 @@ export class IdempotencyRepository {
     return r && {
       requestHash: r.request_hash as string, statusCode: r.status_code as number | null,
       headers: r.response_headers ? JSON.parse(r.response_headers as string) : {}, body: r.response_body as string | null, expiresAt: r.expires_at as number,
+      createdAt: r.created_at as number, chargeId: (r.charge_id as string | null) ?? null,
     };
   }
 
@@ -42,6 +51,19 @@ export class IdempotencyRepository {
 
   complete(accountId: string, key: string, statusCode: number, headers: Record<string, string>, body: string): void {
     this.completeStmt.run(statusCode, JSON.stringify(headers), body, accountId, key);
+  }
+
+  /** Bind the key to the charge its request created (in the charge insert's transaction). */
+  linkCharge(accountId: string, key: string, chargeId: string): void {
+    this.linkStmt.run(chargeId, accountId, key);
+  }
+
+  /**
+   * Take over a claim whose request died before creating anything (no charge linked, older than any live
+   * request can be); true when this caller now owns it.
+   */
+  takeOverStale(accountId: string, key: string, requestHash: string, now: number, staleBefore: number): boolean {
+    return this.takeOverStmt.run(now, accountId, key, requestHash, staleBefore).changes === 1;
   }
 
   /** Forget an unfinished claim so the client may retry with the same key. */

@@ -30,7 +30,7 @@ describe('follow-up operations', () => {
   test('a refund the gateway refuses is an error and leaves the stored amounts alone', async () => {
     const key = e2e.account({ primaryGateway: 'pagarme' });
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD } });
-    await e2e.control.fault('pagarme', 'http500');
+    await e2e.control.fault('pagarme', 'http429');
     const res = await e2e.call('POST', `/api/v1/charges/${created.body.data.id}/refunds`, { key, body: { amount: 500 } });
     expectError(res, 'GATEWAY_ERROR', 502);
     const stored = await e2e.call('GET', `/api/v1/charges/${created.body.data.id}`, { key });
@@ -96,7 +96,7 @@ describe('customers', () => {
     const intent = (await e2e.control.requests('stripe')).filter((r) => r.path.startsWith('/v1/payment_intents')).pop()!;
     assert.equal((intent.body as Record<string, string>).customer, externalId);
 
-    await e2e.control.fault('stripe', 'http500', { count: 5 });
+    await e2e.control.fault('stripe', 'http429', { count: 5 });
     const fallback = await e2e.call('POST', '/api/v1/charges', { key, body: card });
     assert.equal(fallback.status, 201, fallback.text);
     assert.equal(fallback.body.data.gateway, 'pagarme');

@@ -12,21 +12,39 @@ after(() => e2e.close());
 const card = (extra: Record<string, unknown> = {}) => ({ paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD, ...extra });
 
 describe('fallback', () => {
-  for (const [fault, why] of [['http500', 'a 5xx'], ['http429', 'a 429'], ['reset', 'a dropped connection'], ['hang', 'a timeout']] as const) {
-    test(`falls back from stripe to pagarme after ${why}`, async () => {
+  test('falls back from stripe to pagarme after a 429 (the gateway refused the call)', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    await e2e.control.fault('stripe', 'http429');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'pagarme');
+    assert.equal(res.body.data.gatewayFallbackUsed, true);
+    assert.equal(res.body.data.primaryGateway, 'stripe');
+    assert.equal(res.headers['x-rg-fallback-used'], 'true');
+    assert.equal(res.headers['x-rg-gateway'], 'pagarme');
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
+    const attempts = stored.body.data.attempts;
+    assert.deepEqual(attempts.map((a: { gateway: string; outcome: string }) => `${a.gateway}:${a.outcome}`), ['stripe:failed', 'pagarme:success']);
+    assert.equal(attempts[0].errorCode, 'GATEWAY_ERROR');
+    await e2e.control.clearFaults();
+  });
+
+  // An unknown outcome is settled at the same gateway (replay under the same Idempotency-Key), never by a fallback.
+  for (const [fault, why] of [['http500', 'a 5xx'], ['reset', 'a dropped connection'], ['hang', 'a timeout']] as const) {
+    test(`after ${why} stripe is asked again under the same key and pagarme is never charged`, async () => {
       const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+      const before = (await e2e.control.requests('pagarme')).length;
       await e2e.control.fault('stripe', fault);
       const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
       assert.equal(res.status, 201, res.text);
-      assert.equal(res.body.data.gateway, 'pagarme');
-      assert.equal(res.body.data.gatewayFallbackUsed, true);
-      assert.equal(res.body.data.primaryGateway, 'stripe');
-      assert.equal(res.headers['x-rg-fallback-used'], 'true');
-      assert.equal(res.headers['x-rg-gateway'], 'pagarme');
+      assert.equal(res.body.data.gateway, 'stripe');
+      assert.equal(res.headers['x-rg-fallback-used'], 'false');
+      assert.equal((await e2e.control.requests('pagarme')).length, before, 'the fallback was never called');
       const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
       const attempts = stored.body.data.attempts;
-      assert.deepEqual(attempts.map((a: { gateway: string; outcome: string }) => `${a.gateway}:${a.outcome}`), ['stripe:failed', 'pagarme:success']);
-      assert.equal(attempts[0].errorCode, fault === 'hang' ? 'GATEWAY_TIMEOUT' : fault === 'reset' ? 'GATEWAY_UNREACHABLE' : 'GATEWAY_ERROR');
+      assert.deepEqual(attempts.map((a: { gateway: string; outcome: string }) => `${a.gateway}:${a.outcome}`), ['stripe:success']);
+      assert.equal(attempts[0].ambiguous, true);
+      assert.match(attempts[0].message, /settled by replay at stripe/);
       await e2e.control.clearFaults();
     });
   }
@@ -56,7 +74,7 @@ describe('fallback', () => {
 
   test('a card token never leaves its gateway: CARD_TOKEN_NOT_PORTABLE is recorded and the fallback is skipped', async () => {
     const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
-    await e2e.control.fault('stripe', 'http500');
+    await e2e.control.fault('stripe', 'http429');
     const before = (await e2e.control.requests('pagarme')).length;
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
     expectError(res, 'GATEWAY_ERROR', 502);
@@ -87,13 +105,16 @@ describe('fallback', () => {
 });
 
 describe('gateway failures without a fallback', () => {
-  test('no connection is 502 GATEWAY_UNREACHABLE', async () => {
+  test('no connection is 502 GATEWAY_UNREACHABLE (nothing was sent, so nothing is settled)', async () => {
+    const closed = await e2e.closedPortUrl();
     const key = e2e.account({ primaryGateway: 'pagarme' });
-    await e2e.control.fault('pagarme', 'reset');
-    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    const res = await e2e.withGatewayUrl('pagarme', closed, () => e2e.call('POST', '/api/v1/charges', { key, body: card() }));
     expectError(res, 'GATEWAY_UNREACHABLE', 502);
     assert.equal(res.headers['x-rg-gateway'], 'pagarme');
     assert.match(String(res.headers['x-rg-charge-id']), /^chg_/);
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.headers['x-rg-charge-id']}`, { key });
+    assert.equal(stored.body.data.status, 'failed');
+    assert.equal(stored.body.data.attempts[0].ambiguous, false);
   });
 
   test('no answer within ROUTEGATE_GATEWAY_TIMEOUT_MS is 504 GATEWAY_TIMEOUT, promptly', async () => {
@@ -106,19 +127,31 @@ describe('gateway failures without a fallback', () => {
     assert.ok(Date.now() - started < 5000, 'the request is not held past the timeout');
   });
 
-  test('a gateway 500 is 502 GATEWAY_ERROR naming the gateway', async () => {
+  test('a gateway 500 on a read is 502 GATEWAY_ERROR naming the gateway', async () => {
     const key = e2e.account({ primaryGateway: 'pagbank' });
+    const created = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(created.status, 201, created.text);
     await e2e.control.fault('pagbank', 'http500');
-    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    const res = await e2e.call('GET', `/api/v1/charges/${created.body.data.id}?refresh=true`, { key });
     expectError(res, 'GATEWAY_ERROR', 502);
     assert.equal(res.body.error.gateway, 'pagbank');
   });
 
-  test('a malformed gateway body is 502 GATEWAY_ERROR, never a crash', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
-    await e2e.control.fault('stripe', 'malformed');
-    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
-    expectError(res, 'GATEWAY_ERROR', 502);
+  test('a create that keeps failing with 500 or a malformed body is 504 "being confirmed", never a second charge', async () => {
+    for (const [gateway, fault] of [['pagbank', 'http500'], ['stripe', 'malformed']] as const) {
+      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['pagarme'] });
+      const before = (await e2e.control.requests('pagarme')).length;
+      await e2e.control.fault(gateway, fault, { count: 20 });
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+      await e2e.control.clearFaults();
+      expectError(res, 'GATEWAY_TIMEOUT', 504);
+      assert.equal(res.body.error.gateway, gateway);
+      assert.match(res.body.error.message, /being confirmed/);
+      assert.equal((await e2e.control.requests('pagarme')).length, before, 'no fallback after an unknown outcome');
+      const stored = await e2e.call('GET', `/api/v1/charges/${res.headers['x-rg-charge-id']}`, { key });
+      assert.equal(stored.body.data.status, 'processing');
+      assert.equal(stored.body.data.attempts.at(-1).outcome, 'unknown');
+    }
   });
 
   test('no credentials for the chosen gateway is 400 MISSING_CREDENTIALS', async () => {
@@ -179,12 +212,14 @@ describe('idempotency', () => {
   test('a failure after the gateway charged is a 500 naming the charge, kept under the key: a retry never charges twice', async (t) => {
     const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     const repo = e2e.sandbox.app.store.charges;
-    const save = repo.save;
+    const update = repo.update;
     t.after(() => {
-      repo.save = save;
+      repo.update = update;
     });
-    repo.save = () => {
-      throw new Error('disk I/O error (simulated)');
+    // The write that records the gateway's answer fails; the writes before the call went through.
+    repo.update = function (this: typeof repo, id, patch) {
+      if (patch.status) throw new Error('disk I/O error (simulated)');
+      return update.call(this, id, patch);
     };
     const before = (await e2e.control.requests('pagarme')).length;
     const headers = { 'idempotency-key': 'order-crash-1' };
@@ -194,7 +229,7 @@ describe('idempotency', () => {
     assert.match(chargeId, /^chg_/);
     assert.match(first.body.error.message, new RegExp(`GET /api/v1/charges/${chargeId}`));
     assert.ok(!first.text.includes('disk I/O'), 'the internal cause is not shown');
-    repo.save = save;
+    repo.update = update;
 
     const retry = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
     assert.equal(retry.status, 500);

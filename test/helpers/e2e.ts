@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startSandbox, SANDBOX_CREDENTIALS, type Sandbox } from '../../src/sandbox/index';
@@ -14,6 +15,10 @@ export interface E2E {
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
   /** A new account with credentials for `gateways` (default all five) and these settings. */
   account(settings?: Partial<SettingsRow>, gateways?: GatewayId[], credentials?: Partial<Record<GatewayId, Record<string, string>>>): string;
+  /** A URL on this machine where nothing listens (connections are refused at once). */
+  closedPortUrl(): Promise<string>;
+  /** Run `fn` with one gateway's base URL replaced, then put it back. */
+  withGatewayUrl<T>(gateway: GatewayId, url: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -37,6 +42,23 @@ export async function startE2E(env: Record<string, string> = {}, logs?: { level:
       for (const g of gateways) vault.save(id, g, credentials[g] ?? SANDBOX_CREDENTIALS[g]);
       sandbox.app.store.accounts.saveSettings(id, { ...sandbox.app.store.accounts.settings(id), ...settings });
       return apiKey;
+    },
+    async closedPortUrl() {
+      const server = net.createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as net.AddressInfo;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return `http://127.0.0.1:${port}`;
+    },
+    async withGatewayUrl(gateway, url, fn) {
+      const urls = sandbox.app.config.gatewayUrls;
+      const saved = urls[gateway];
+      urls[gateway] = url;
+      try {
+        return await fn();
+      } finally {
+        urls[gateway] = saved;
+      }
     },
     async close() {
       await sandbox.close();

@@ -1,0 +1,34 @@
+import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
+import { GatewayFailure, type NormalizedChargeResult } from '../gateways/types';
+import { toPublicError } from './outcomes';
+
+/**
+ * The columns a gateway answer changes, from what the gateway said. Built while the charge's lock is held, so
+ * `current` (read under the lock) is what the row holds; amounts are the gateway's figures, never sums of ours.
+ */
+export function patchFromGateway(current: Pick<ChargeRecord, 'refs'>, n: NormalizedChargeResult): ChargePatch {
+  const patch: ChargePatch = { status: n.status, declineCode: n.declineCode ?? null };
+  if (n.externalId) patch.externalId = n.externalId;
+  if (Number.isInteger(n.amount)) patch.amount = n.amount;
+  if (Number.isInteger(n.paidAmount)) patch.paidAmount = n.paidAmount;
+  if (Number.isInteger(n.refundedAmount)) patch.refundedAmount = n.refundedAmount;
+  if (n.currency) patch.currency = n.currency;
+  if (typeof n.captured === 'boolean') patch.captured = n.captured;
+  if (n.pixQrCode) patch.pixQrCode = n.pixQrCode;
+  if (n.pixCopyPaste) patch.pixCopyPaste = n.pixCopyPaste;
+  if (n.boletoUrl) patch.boletoUrl = n.boletoUrl;
+  if (n.boletoBarcode) patch.boletoBarcode = n.boletoBarcode;
+  if (n.refs) patch.refs = { ...(current.refs ?? {}), ...n.refs };
+  return patch;
+}
+
+/** How a failed gateway call is recorded on its attempt row. */
+export function failureAttempt(base: Pick<AttemptRecord, 'seq' | 'operation' | 'gateway'>, err: unknown, started: number, outcome?: AttemptRecord['outcome']): AttemptRecord {
+  const publicError = toPublicError(err, base.gateway);
+  const f = err instanceof GatewayFailure ? err : undefined;
+  return {
+    ...base, outcome: outcome ?? (f?.kind === 'decline' ? 'decline' : 'failed'), errorCode: publicError.code, failureKind: f?.kind ?? 'internal',
+    gatewayStatus: f?.info.status ?? null, message: publicError.message.slice(0, 500), ambiguous: f?.info.ambiguous ?? false,
+    durationMs: performance.now() - started,
+  };
+}
