@@ -18,6 +18,7 @@ export interface Config {
   connectTimeoutMs: number; // nothing was sent while connecting, so falling back after it is safe
   requestDeadlineMs: number; // a client has its answer by then, whatever the gateways do
   reconcileIntervalMs: number; // how often `processing` charges are settled; 0 = at start-up only
+  reconcileBackoffMs: number; // first wait before an unsettled charge is checked again (doubles each time)
   bodyLimit: number; // bytes
   mappingsDir: string; // mappings/<gateway>/*.jsonata, status.json and fixtures
   nodeEnv: string;
@@ -94,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
   const connectTimeoutMs = integer(env, 'ROUTEGATE_CONNECT_TIMEOUT_MS', 5_000, 1, 600_000);
   const requestDeadlineMs = integer(env, 'ROUTEGATE_REQUEST_DEADLINE_MS', 45_000, 1, 3_600_000);
   const reconcileIntervalMs = integer(env, 'ROUTEGATE_RECONCILE_INTERVAL_MS', 30_000, 0, 86_400_000);
+  const reconcileBackoffMs = integer(env, 'ROUTEGATE_RECONCILE_BACKOFF_MS', 5_000, 0, 3_600_000);
   const bodyLimit = integer(env, 'ROUTEGATE_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
   const logLevel = env.ROUTEGATE_LOG_LEVEL?.trim() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -108,7 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
+    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
   };
 }
 

@@ -30,6 +30,8 @@ export interface GatewayDeps {
   timeoutMs: number;
   /** A client request's overall budget (ROUTEGATE_REQUEST_DEADLINE_MS). */
   requestDeadlineMs: number;
+  /** First delay before an unsettled charge is checked again (ROUTEGATE_RECONCILE_BACKOFF_MS). */
+  reconcileBackoffMs?: number;
 }
 
 export interface ChargeResult {
@@ -81,10 +83,10 @@ const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORT
   CURRENCY_NOT_SUPPORTED: 'GATEWAY_UNSUPPORTED_OPERATION',
 };
 
-/** Backoff of the reconciler for one charge: 5 s doubling to an hour, with jitter so a backlog spreads out. */
-export function reconcileDelayMs(attempts: number): number {
-  const base = Math.min(5_000 * 2 ** Math.min(attempts, 20), 3_600_000);
-  return Math.round(base * (0.75 + Math.random() * 0.5));
+/** Backoff of the reconciler for one charge: `baseMs` (5 s) doubling to an hour, with jitter so a backlog spreads out. */
+export function reconcileDelayMs(attempts: number, baseMs = 5_000): number {
+  const delay = Math.min(baseMs * 2 ** Math.min(attempts, 20), 3_600_000);
+  return Math.round(delay * (0.75 + Math.random() * 0.5));
 }
 
 type FollowUp = ChargeOperation | 'retrieve';
@@ -226,7 +228,7 @@ export class ChargeService {
     await store.commit(() => {
       for (const w of writes) w();
       store.charges.update(charge.id, outcome.patch);
-      if (outcome.patch.status === 'processing') store.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0));
+      if (outcome.patch.status === 'processing') store.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
     });
     return { charge: store.charges.getById(charge.id)!, raw: won?.outcome.raw, error: outcome.error };
   }
@@ -423,7 +425,7 @@ export class ChargeService {
     const { store } = this.deps;
     const attempts = store.charges.attempts(charge.id);
     const open = attempts.filter((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
-    const interrupted = open.filter((a) => a.outcome === 'in_flight' || a.operation !== 'charge');
+    const interrupted = open;
     const gateway = (open.at(-1)?.gateway ?? charge.gateway) as GatewayId;
     const seq = store.charges.nextSeq(charge.id);
     const base = { seq, operation: 'reconcile', gateway };
@@ -441,7 +443,7 @@ export class ChargeService {
       const status = patch?.status ?? charge.status;
       if (status === 'processing') {
         const n = store.charges.reconcileAttempts(charge.id) + 1;
-        store.charges.scheduleReconcile(charge.id, n, Date.now() + reconcileDelayMs(n));
+        store.charges.scheduleReconcile(charge.id, n, Date.now() + reconcileDelayMs(n, this.deps.reconcileBackoffMs));
       }
     });
 
