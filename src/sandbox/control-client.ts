@@ -17,7 +17,8 @@ export class EmulatorControlClient {
     return text ? JSON.parse(text) : undefined;
   }
 
-  fault(gateway: GatewayId, fault: FaultKind, options: { count?: number; latencyMs?: number } = {}): Promise<void> {
+  /** `method` / `path` (below the gateway prefix, e.g. `/v1/payment_intents`) restrict the fault to matching calls. */
+  fault(gateway: GatewayId, fault: FaultKind, options: { count?: number; latencyMs?: number; method?: string; path?: string } = {}): Promise<void> {
     return this.call('POST', '/faults', { gateway, fault, ...options });
   }
 
