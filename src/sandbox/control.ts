@@ -14,6 +14,26 @@ const AFTER_HANDLER: ReadonlySet<FaultKind> = new Set(['late', 'lose']);
 /** `method` / `path` (below the gateway prefix, without query string) restrict which requests the fault hits. */
 export interface Fault { kind: FaultKind; remaining: number; latencyMs?: number; method?: string; path?: string }
 
+/**
+ * One charge as the gateway holds it, for tests that assert what really happened at the gateway.
+ * Amounts are integer cents whatever the gateway's unit; `status` is the gateway's own; `id` is what RouteGate
+ * keeps as the charge's externalId; `reference` is the RouteGate reference the create carried (Stripe
+ * metadata[rg_charge_id], Pagar.me code, Asaas externalReference, Mercado Pago external_reference, PagBank
+ * reference_id), null when it carried none; `paymentMethod` is RouteGate's name for the method.
+ */
+export interface LedgerEntry {
+  gateway: GatewayId;
+  id: string;
+  reference: string | null;
+  paymentMethod: 'credit_card' | 'debit_card' | 'boleto' | 'pix';
+  status: string;
+  amount: number;
+  paidAmount: number;
+  refundedAmount: number;
+  refunds: number;
+}
+export type Ledger = () => Array<Omit<LedgerEntry, 'gateway'>>;
+
 /** What an emulator answers when asked to play the payer of a pending pix or boleto. */
 export type PayOutcome = { ok: true } | { ok: false; status: 404 | 409; message: string };
 export type Payer = (externalId: string) => PayOutcome;
@@ -38,6 +58,7 @@ export class EmulatorControl {
   private readonly hanging = new Set<FastifyRequest>();
   private readonly resetters: Array<() => void> = [];
   private readonly payers = new Map<GatewayId, Payer>();
+  private readonly ledgers = new Map<GatewayId, Ledger>();
   /** Faults that act once the handler has run, kept per request until onSend. */
   private readonly pendingAfter = new WeakMap<FastifyRequest, Fault>();
 
@@ -99,6 +120,16 @@ export class EmulatorControl {
   pay(gateway: GatewayId, externalId: string): PayOutcome {
     const payer = this.payers.get(gateway);
     return payer ? payer(externalId) : { ok: false, status: 409, message: `${gateway} has no payer simulation` };
+  }
+
+  /** Emulators register how to list the charges they hold (see LedgerEntry). */
+  onLedger(gateway: GatewayId, ledger: Ledger): void {
+    this.ledgers.set(gateway, ledger);
+  }
+
+  ledger(gateway?: GatewayId): LedgerEntry[] {
+    const gateways = gateway ? [gateway] : [...this.ledgers.keys()];
+    return gateways.flatMap((g) => (this.ledgers.get(g)?.() ?? []).map((entry) => ({ gateway: g, ...entry })));
   }
 
   resetAll(): void {
@@ -193,7 +224,7 @@ export async function applyAfterHandler(control: EmulatorControl, request: Fasti
 
 interface FaultBody { gateway: string; fault: FaultKind; count?: number; latencyMs?: number; method?: string; path?: string }
 
-/** /__control routes: faults, captured requests, reset. */
+/** /__control routes: faults, captured requests, the gateways' ledger, the payer, reset. */
 export async function controlRoutes(app: FastifyInstance, opts: { control: EmulatorControl }): Promise<void> {
   const { control } = opts;
   app.post<{ Body: FaultBody }>('/faults', {
@@ -224,6 +255,15 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
   app.get<{ Querystring: { gateway?: string } }>('/requests', async (req) => {
     return { requests: control.listRequests(req.query.gateway as GatewayId | undefined) };
   });
+  // What each gateway holds, in cents: tests assert "one charge in total" and "refunded what the gateway says".
+  app.get<{ Querystring: { gateway?: string } }>('/ledger', {
+    schema: {
+      querystring: {
+        type: 'object', additionalProperties: false,
+        properties: { gateway: { type: 'string', enum: [...GATEWAY_IDS] } },
+      },
+    },
+  }, async (req) => ({ entries: control.ledger(req.query.gateway as GatewayId | undefined) }));
   app.delete('/requests', async () => {
     control.clearRequests();
     return { cleared: true };

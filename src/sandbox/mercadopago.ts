@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import type { LedgerEntry } from './control';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId, randomUuid } from './ids';
 import { pixBrCode } from './br-code';
@@ -76,6 +77,12 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
   opts.control.onReset(() => {
     for (const m of [payments, customers, tokens, usedTokens, idempotent]) m.clear();
   });
+  opts.control.onLedger('mercadopago', () => [...payments.values()].map((p): Omit<LedgerEntry, 'gateway'> => ({
+    id: String(p.id), reference: p.external_reference, status: p.status,
+    paymentMethod: p.payment_method_id === 'pix' ? 'pix' : p.payment_type_id === 'ticket' ? 'boleto' : p.payment_type_id as LedgerEntry['paymentMethod'],
+    amount: cents(p.transaction_amount), paidAmount: ['approved', 'refunded', 'charged_back', 'in_mediation'].includes(p.status) ? cents(p.transaction_amount) : 0,
+    refundedAmount: cents(p.transaction_amount_refunded), refunds: p.refunds.length,
+  })));
 
   // Every route wants `Authorization: Bearer <access token>`; card tokenization also takes ?public_key=.
   app.addHook('preHandler', async (request, reply) => {

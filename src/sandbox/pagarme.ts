@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import type { LedgerEntry } from './control';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId } from './ids';
 import { pixBrCode } from './br-code';
@@ -41,9 +42,19 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
   const customers = new Map<string, Json>();
   const tokens = new Map<string, Json>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  const refundCounts = new Map<string, number>(); // charge id -> refunds (a DELETE on a paid charge)
   opts.control.onReset(() => {
-    for (const m of [orders, charges, customers, tokens, idempotent]) m.clear();
+    for (const m of [orders, charges, customers, tokens, idempotent, refundCounts]) m.clear();
   });
+  opts.control.onLedger('pagarme', () => [...orders.values()].map((order): Omit<LedgerEntry, 'gateway'> => {
+    const charge = charges.get((order.charge_ids as string[])[0])!;
+    return {
+      id: order.id, reference: order.code ?? null, paymentMethod: charge.payment_method as LedgerEntry['paymentMethod'], status: order.status,
+      amount: charge.amount, paidAmount: charge.paid_amount,
+      // canceled_amount counts voids too; only what was cancelled after payment went back to the payer.
+      refundedAmount: charge.paid_amount > 0 ? charge.canceled_amount : 0, refunds: refundCounts.get(charge.id) ?? 0,
+    };
+  }));
 
   // Token creation authenticates with the public key in ?appId=; everything else with Basic auth.
   app.addHook('preHandler', async (request, reply) => {
@@ -126,6 +137,7 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     if (typeof amount === 'string') return { status: 422, body: invalid('amount', amount) };
     if (amount > remaining) return { status: 412, body: { message: `The amount to cancel (${amount}) is greater than the available amount (${remaining}).` } };
     charge.canceled_amount += amount;
+    if (paid) refundCounts.set(charge.id, (refundCounts.get(charge.id) ?? 0) + 1);
     const full = charge.canceled_amount >= (paid ? charge.paid_amount : charge.amount);
     if (full) {
       charge.status = 'canceled';

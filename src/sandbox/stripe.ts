@@ -7,6 +7,7 @@ import {
   type Params, type Json, DOCS, StripeError, invalid, missing, noSuch, cardError, int, bool, list, oneOf, rejectUnknown, metadataOf,
   queryParams, now, reais, type StripeDecline, DEBIT_CARDS, TEST_CARDS, declineOf,
 } from './stripe-wire';
+import type { LedgerEntry } from './control';
 
 // Stripe PaymentIntents API emulator (shared/gateways/stripe.md): payment methods, intents, charges, refunds,
 // customers and idempotency, with state per server instance. Wire conventions live in ./stripe-wire.ts.
@@ -355,6 +356,24 @@ function settleVoucher(pi: Json, outcome: 'pay' | 'expire'): Json {
   return pi;
 }
 
+// ---------------------------------------------------------------------------------------------- ledger
+
+/** One ledger entry per PaymentIntent, declined ones included (Stripe keeps them as requires_payment_method). */
+function ledgerOf(s: State): Array<Omit<LedgerEntry, 'gateway'>> {
+  return [...s.intents.values()].map((pi) => {
+    const ch = pi.latest_charge ? s.charges.get(pi.latest_charge) : undefined;
+    const type = pi.payment_method_types[0];
+    const debit = pi.metadata.rg_payment_method === 'debit_card' || ch?.payment_method_details?.card?.funding === 'debit';
+    return {
+      id: pi.id, reference: pi.metadata.rg_charge_id ?? null, paymentMethod: type === 'card' ? (debit ? 'debit_card' : 'credit_card') : type,
+      status: pi.status, amount: pi.amount, paidAmount: pi.amount_received,
+      // Cancelling an authorization marks its charge refunded; that releases a hold, it refunds nothing.
+      refundedAmount: ch?.captured ? ch.amount_refunded : 0,
+      refunds: [...s.refunds.values()].filter((r) => r.payment_intent === pi.id).length,
+    };
+  });
+}
+
 // ---------------------------------------------------------------------------------------------- refunds, customers
 
 function createRefund(p: Params): Json {
@@ -492,6 +511,7 @@ function routeFor(own: State, handler: Handler) {
 export const stripeEmulator: EmulatorPlugin = async (app, opts) => {
   const own = newState();
   opts.control.onReset(() => reset(own));
+  opts.control.onLedger('stripe', () => ledgerOf(own));
   const route = (handler: Handler) => routeFor(own, handler);
   opts.control.onPay('stripe', (id) => {
     const pi = own.intents.get(id);
