@@ -498,12 +498,18 @@ function routeFor(own: State, handler: Handler) {
       const { expand, ...rest } = params;
       out = handler({ params: rest, livemode: key!.includes('_live_'), id: (req.params as { id?: string }).id ?? '', expand: list(expand) });
     } catch (err) {
-      if (!(err instanceof StripeError)) throw err;
-      status = err.status;
-      out = err.body;
+      if (err instanceof StripeError) {
+        status = err.status;
+        out = err.body;
+      } else {
+        req.log.error({ err }, 'stripe emulator handler failed');
+        status = 500;
+        out = { error: { type: 'api_error', message: 'An unknown error occurred' } };
+      }
     }
-    // Only requests that ran are saved: a 400 from parameter validation can be retried with the same key.
-    if (slot && (status === 200 || status === 402)) state.idempotency.set(slot, { status, body: out, endpoint, params: stable(params) });
+    // Stripe saves whatever an endpoint that began executing answered, "including 402 declines and 500s"
+    // (stripe.md section 1); a 400 from parameter validation saves nothing and can be retried with the same key.
+    if (slot && (status === 200 || status === 402 || status >= 500)) state.idempotency.set(slot, { status, body: out, endpoint, params: stable(params) });
     return reply.code(status).send(out);
   };
 }
