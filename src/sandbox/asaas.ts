@@ -283,8 +283,9 @@ export const asaasEmulator: EmulatorPlugin = async (app, opts) => {
     return { status: 200, body: p };
   }
 
+  /** Newest first: dateCreated is a bare date, so same-day payments keep their creation order, latest first [?]. */
   function listPayments(query: Json) {
-    const all = [...payments.values()].filter((p) =>
+    const all = [...payments.values()].reverse().filter((p) =>
       (!query.externalReference || p.externalReference === query.externalReference) && (!query.customer || p.customer === query.customer)
       && (!query.status || p.status === query.status) && (!query.billingType || p.billingType === query.billingType));
     return list(all, Number(query.offset ?? 0), Math.min(Number(query.limit ?? 10), 100));

@@ -98,6 +98,24 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
 
   app.post('/core/v5/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json)));
 
+  // List (pagarme.md section 3): filters code, status, customer_id; page from 1, size; newest first.
+  app.get<{ Querystring: Json }>('/core/v5/orders', async (request, reply) => {
+    const q = request.query;
+    const page = q.page === undefined ? 1 : Number(q.page);
+    const size = q.size === undefined ? 10 : Number(q.size);
+    const errors: Json = {};
+    if (!Number.isInteger(page) || page < 1) errors.page = ['The field page must be a positive integer.'];
+    if (!Number.isInteger(size) || size < 1) errors.size = ['The field size must be a positive integer.'];
+    if (Object.keys(errors).length) return reply.code(422).send({ message: 'The request is invalid.', errors });
+    const found = [...orders.values()].filter((o) => (q.code === undefined || o.code === q.code) && (q.status === undefined || o.status === q.status)
+      && (q.customer_id === undefined || o.customer?.id === q.customer_id)).reverse();
+    const link = (n: number) => `https://api.pagar.me/core/v5/orders?page=${n}&size=${size}`;
+    const paging: Json = { total: found.length };
+    if (page > 1) paging.previous = link(page - 1);
+    if (page * size < found.length) paging.next = link(page + 1);
+    return { data: found.slice((page - 1) * size, page * size).map((o) => renderOrder(o)), paging };
+  });
+
   app.get<{ Params: { id: string } }>('/core/v5/orders/:id', async (request, reply) => {
     const order = orders.get(request.params.id);
     return order ? renderOrder(order) : reply.code(404).send({ message: 'Order not found.' });
