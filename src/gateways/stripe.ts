@@ -1,7 +1,7 @@
 import qs from 'qs';
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import {
   GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
   type NormalizedChargeResult, type PaymentMethod,
@@ -90,11 +90,27 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
   return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
 }
 
+/** Search query language: the reference is a quoted string, so its quotes and backslashes are escaped. */
+const byReference = (reference: string) => `metadata['rg_charge_id']:'${reference.replace(/['\\]/g, '\\$&')}'`;
+
+/**
+ * GET /v1/payment_intents/search by metadata[rg_charge_id] (the create sends it). Stripe's search index can
+ * lag writes by up to a minute (docs.stripe.com/search, "Data freshness"), so a null proves nothing.
+ */
+async function lookupCharge(ctx: CallContext, reference: string, paymentMethod: PaymentMethod) {
+  requireCredential(ctx, 'secretKey');
+  const path = `${INTENTS}/search?query=${encodeURIComponent(byReference(reference))}&limit=100&expand[]=data.latest_charge`;
+  const reply = await send(ctx, transport, { method: 'GET', path });
+  const pi = newestListed(ctx, reply, 'data', (p) => p.created);
+  return pi ? normalizeCharge(ctx, { ...reply, json: pi }, { paymentMethod }) : null;
+}
+
 export const stripeAdapter: GatewayAdapter = {
   id: 'stripe',
   amountUnit: 'minor',
   currencies: ['BRL', 'USD', 'EUR', 'GBP', 'MXN', 'CAD', 'AUD'],
   keepsIdempotencyKeys: true,
+  lookupProvesAbsence: false,
   defaultBaseUrl: ADAPTER_BASE_URLS.stripe,
   // Manual capture is card-only; boleto payments cannot be refunded (stripe.md section 3). Pending pix and
   // boleto PaymentIntents (requires_action) can be cancelled. debit_card is a card at Stripe.
@@ -117,6 +133,7 @@ export const stripeAdapter: GatewayAdapter = {
   },
 
   retrieveCharge,
+  lookupCharge,
 
   async captureCharge(ctx, ref, amount) {
     const body = { ...(amount === undefined ? {} : { amount_to_capture: amount }), expand: ['latest_charge'] };

@@ -1,14 +1,181 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useGatewayHarness } from '../helpers/gateway-context';
-import { CARD, chargeInput, sandboxContext } from '../helpers/charge-inputs';
+import { failure, useGatewayHarness } from '../helpers/gateway-context';
+import { CARD, CREATE_PATH, chargeInput, sandboxContext } from '../helpers/charge-inputs';
 import { ADAPTERS } from '../../src/gateways/registry';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
-import type { GatewayId } from '../../src/gateways/types';
+import type { ChargeOutcome, GatewayAdapter, GatewayId } from '../../src/gateways/types';
 
-// The reads each gateway offers to find a charge by the reference the create sent, as the emulators answer them.
+// lookupCharge (find RouteGate's charge at a gateway by the reference the create sent) and the emulator
+// faults that leave a create's outcome unknown, over real HTTP against the emulators.
 
 const h = useGatewayHarness();
+
+const WITH_LOOKUP = ['stripe', 'pagarme', 'asaas', 'mercadopago'] as const;
+const WITH_KEYS = ['stripe', 'pagarme', 'mercadopago', 'pagbank'] as const;
+
+function lookup(gateway: GatewayId): NonNullable<GatewayAdapter['lookupCharge']> {
+  const fn = ADAPTERS[gateway].lookupCharge;
+  assert.ok(fn, `${gateway} has lookupCharge`);
+  return fn;
+}
+
+/** Calls the emulators received while `run` ran. */
+async function callsDuring(gateway: GatewayId, run: () => Promise<unknown>) {
+  const before = (await h.control.requests(gateway)).length;
+  await run();
+  return (await h.control.requests(gateway)).slice(before);
+}
+
+describe('lookupCharge by RouteGate reference', () => {
+  test('stripe, pagarme, asaas and mercadopago look up; pagbank (no documented search by reference_id) does not', () => {
+    assert.deepEqual(
+      Object.fromEntries(Object.values(ADAPTERS).map((a) => [a.id, [typeof a.lookupCharge, a.lookupProvesAbsence]])),
+      {
+        stripe: ['function', false], // its search index lags writes by up to a minute
+        pagarme: ['function', true], asaas: ['function', true], mercadopago: ['function', true],
+        pagbank: ['undefined', undefined],
+      },
+    );
+  });
+
+  for (const gateway of WITH_LOOKUP) {
+    test(`${gateway}: finds the charge the create made, normalized as the create was, with read calls only`, async () => {
+      const c = sandboxContext(h, gateway);
+      const created = await ADAPTERS[gateway].createCharge(c, await chargeInput(h, gateway));
+      let found: ChargeOutcome | null = null;
+      const calls = await callsDuring(gateway, async () => {
+        found = await lookup(gateway)(sandboxContext(h, gateway), c.chargeId, 'credit_card');
+      });
+      assert.ok(found, 'found');
+      const { normalized } = found as ChargeOutcome;
+      assert.equal(normalized.externalId, created.normalized.externalId);
+      assert.equal(normalized.status, 'approved');
+      assert.equal(normalized.status, created.normalized.status);
+      assert.equal(normalized.amount, 1999);
+      assert.equal(normalized.paidAmount, created.normalized.paidAmount);
+      assert.deepEqual(calls.map((r) => r.method), calls.map(() => 'GET'), 'a lookup only reads');
+      assert.equal((await h.control.ledger()).length, 1, 'and creates nothing');
+    });
+
+    test(`${gateway}: an unknown reference is null, even with other charges at the gateway`, async () => {
+      await ADAPTERS[gateway].createCharge(sandboxContext(h, gateway), await chargeInput(h, gateway));
+      assert.equal(await lookup(gateway)(sandboxContext(h, gateway), 'chg_never_sent_anywhere', 'credit_card'), null);
+    });
+  }
+
+  for (const gateway of ['stripe', 'pagarme', 'mercadopago'] as const) {
+    test(`${gateway}: a declined card's lookup is the same decline, with the declined charge`, async () => {
+      const c = sandboxContext(h, gateway);
+      const input = await chargeInput(h, gateway, 'credit_card', { creditCard: { ...CARD, number: '4000000000009995' } });
+      const declined = await failure(ADAPTERS[gateway].createCharge(c, input));
+      assert.equal(declined.kind, 'decline');
+      const looked = await failure(lookup(gateway)(sandboxContext(h, gateway), c.chargeId, 'credit_card'));
+      assert.equal(looked.kind, 'decline');
+      assert.equal(looked.info.declineCode, 'insufficient_funds');
+      assert.equal(looked.info.normalized?.status, 'declined');
+      assert.equal(looked.info.normalized?.externalId, declined.info.normalized?.externalId);
+    });
+  }
+
+  test('asaas: a declined card leaves nothing at Asaas, so its lookup is null', async () => {
+    const c = sandboxContext(h, 'asaas');
+    const input = await chargeInput(h, 'asaas', 'credit_card', { creditCard: { ...CARD, number: '4000000000009995' } });
+    assert.equal((await failure(ADAPTERS.asaas.createCharge(c, input))).kind, 'decline');
+    assert.deepEqual(await h.control.ledger('asaas'), []);
+    assert.equal(await lookup('asaas')(sandboxContext(h, 'asaas'), c.chargeId, 'credit_card'), null);
+  });
+
+  test('several charges under one reference: the lookup answers the newest', async () => {
+    for (const gateway of WITH_LOOKUP) {
+      const input = await chargeInput(h, gateway, 'pix');
+      const reference = `chg_twice_${gateway}`;
+      const first = await ADAPTERS[gateway].createCharge(sandboxContext(h, gateway, { chargeId: reference }), input);
+      const second = await ADAPTERS[gateway].createCharge(sandboxContext(h, gateway, { chargeId: reference }), { ...input, amount: 2500 });
+      assert.notEqual(first.normalized.externalId, second.normalized.externalId, `${gateway}: two charges`);
+      const found = await lookup(gateway)(sandboxContext(h, gateway), reference, 'pix');
+      assert.equal(found?.normalized.externalId, second.normalized.externalId, gateway);
+      assert.equal(found?.normalized.amount, 2500, gateway);
+    }
+  });
+
+  test('pix found by lookup carries what the payer needs, like a retrieve', async () => {
+    for (const gateway of WITH_LOOKUP) {
+      const c = sandboxContext(h, gateway);
+      const created = await ADAPTERS[gateway].createCharge(c, await chargeInput(h, gateway, 'pix'));
+      const found = await lookup(gateway)(sandboxContext(h, gateway), c.chargeId, 'pix');
+      assert.equal(found?.normalized.status, 'pending', gateway);
+      assert.equal(found?.normalized.paymentMethod, 'pix', gateway);
+      assert.equal(found?.normalized.pixCopyPaste, created.normalized.pixCopyPaste, gateway);
+    }
+  });
+});
+
+describe('unknown create outcomes at the emulators', () => {
+  for (const gateway of WITH_KEYS) {
+    const adapter = ADAPTERS[gateway];
+    const onCreate = { method: 'POST', path: CREATE_PATH[gateway] };
+
+    test(`${gateway}: late — the create times out, the gateway holds the charge, the same key replays it`, async () => {
+      await h.control.fault(gateway, 'late', { latencyMs: 3000, ...onCreate });
+      const c = sandboxContext(h, gateway, { timeoutMs: 300 });
+      const input = await chargeInput(h, gateway);
+      const timedOut = await failure(adapter.createCharge(c, input));
+      assert.equal(timedOut.kind, 'timeout');
+      assert.equal(timedOut.info.ambiguous, true);
+      const held = await h.control.ledger();
+      assert.deepEqual(held.map((e) => [e.gateway, e.reference]), [[gateway, c.chargeId]]);
+      if (adapter.lookupCharge) assert.equal((await adapter.lookupCharge(sandboxContext(h, gateway), c.chargeId, 'credit_card'))?.normalized.externalId, held[0].id);
+      const replay = await adapter.createCharge({ ...c, timeoutMs: 5000 }, input);
+      assert.equal(replay.normalized.externalId, held[0].id);
+      assert.equal(replay.normalized.status, 'approved');
+      assert.equal((await h.control.ledger()).length, 1, 'no second charge');
+    });
+
+    test(`${gateway}: lose — the connection drops after the gateway took the charge, the same key replays it`, async () => {
+      await h.control.fault(gateway, 'lose', onCreate);
+      const c = sandboxContext(h, gateway);
+      const input = await chargeInput(h, gateway);
+      const lost = await failure(adapter.createCharge(c, input));
+      assert.equal(lost.kind, 'unreachable');
+      assert.equal(lost.info.ambiguous, true);
+      const held = await h.control.ledger();
+      assert.deepEqual(held.map((e) => [e.gateway, e.reference]), [[gateway, c.chargeId]]);
+      const replay = await adapter.createCharge(c, input);
+      assert.equal(replay.normalized.externalId, held[0].id);
+      assert.equal((await h.control.ledger()).length, 1, 'no second charge');
+    });
+
+    test(`${gateway}: reset — the gateway never saw the create, the same key makes exactly one`, async () => {
+      await h.control.fault(gateway, 'reset', onCreate);
+      const c = sandboxContext(h, gateway);
+      const input = await chargeInput(h, gateway);
+      assert.equal((await failure(adapter.createCharge(c, input))).kind, 'unreachable');
+      assert.deepEqual(await h.control.ledger(), []);
+      if (adapter.lookupCharge) assert.equal(await adapter.lookupCharge(sandboxContext(h, gateway), c.chargeId, 'credit_card'), null);
+      const replay = await adapter.createCharge(c, input);
+      assert.deepEqual((await h.control.ledger()).map((e) => [e.id, e.reference]), [[replay.normalized.externalId, c.chargeId]]);
+    });
+  }
+
+  test('asaas (no idempotency keys): after late the lookup finds the charge; after reset it proves there is none', async () => {
+    const onCreate = { method: 'POST', path: CREATE_PATH.asaas };
+    await h.control.fault('asaas', 'late', { latencyMs: 3000, ...onCreate });
+    const late = sandboxContext(h, 'asaas', { timeoutMs: 300 });
+    assert.equal((await failure(ADAPTERS.asaas.createCharge(late, await chargeInput(h, 'asaas')))).kind, 'timeout');
+    const [held] = await h.control.ledger('asaas');
+    assert.equal(held.reference, late.chargeId);
+    const found = await lookup('asaas')(sandboxContext(h, 'asaas'), late.chargeId, 'credit_card');
+    assert.equal(found?.normalized.externalId, held.id);
+    assert.equal(found?.normalized.status, 'approved');
+
+    await h.control.fault('asaas', 'reset', onCreate);
+    const reset = sandboxContext(h, 'asaas');
+    assert.equal((await failure(ADAPTERS.asaas.createCharge(reset, await chargeInput(h, 'asaas')))).kind, 'unreachable');
+    assert.equal(await lookup('asaas')(sandboxContext(h, 'asaas'), reset.chargeId, 'credit_card'), null);
+    assert.equal((await h.control.ledger('asaas')).length, 1);
+  });
+});
 
 describe('the emulators\' lookups answer in each gateway\'s own shape', () => {
   async function get(gateway: GatewayId, path: string, headers: Record<string, string>) {
