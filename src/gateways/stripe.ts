@@ -1,6 +1,7 @@
 import qs from 'qs';
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
+import type { GatewayReply } from './http-client';
 import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import {
   GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
@@ -57,9 +58,16 @@ async function createPaymentMethod(ctx: CallContext, charge: NormalizedCharge): 
   const card = charge.creditCard;
   if (!isCard(charge.paymentMethod) || !card || card.token || card.paymentMethodId) return undefined;
   const body = await ctx.mappings.evaluate('payment_method.request', { charge });
-  const reply = await send(ctx, transport, { method: 'POST', path: '/v1/payment_methods', body, idempotencyKey: `${ctx.idempotencyKey}-pm` });
+  let reply: GatewayReply;
+  try {
+    reply = await send(ctx, transport, { method: 'POST', path: '/v1/payment_methods', body, idempotencyKey: `${ctx.idempotencyKey}-pm` });
+  } catch (err) {
+    // Whatever happened to this call, no PaymentIntent can exist yet: the attempt is not ambiguous.
+    if (err instanceof GatewayFailure && err.info.ambiguous) throw new GatewayFailure(err.kind, err.gateway, err.message, { ...err.info, ambiguous: false });
+    throw err;
+  }
   const id = (reply.json as { id?: unknown } | undefined)?.id;
-  if (typeof id !== 'string') throw new GatewayFailure('bad_response', ctx.gateway, 'stripe payment_method response has no id', { status: reply.status, body: reply.json, ambiguous: true });
+  if (typeof id !== 'string') throw new GatewayFailure('bad_response', ctx.gateway, 'stripe payment_method response has no id', { status: reply.status, body: reply.json });
   return id;
 }
 
