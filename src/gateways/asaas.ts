@@ -1,6 +1,6 @@
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, gatewayText, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
+import { classifyHttpError, gatewayText, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import type { GatewayReply } from './http-client';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from './types';
 
@@ -67,6 +67,17 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeO
   return normalizePayment(ctx, await send(ctx, transport, { method: 'GET', path: paymentPath(ref.externalId) }));
 }
 
+/**
+ * GET /v3/payments?externalReference= (asaas.md section 1: how a timed-out create is found again, there being
+ * no idempotency header). A declined card leaves nothing at Asaas, so its lookup is null.
+ */
+async function lookupCharge(ctx: CallContext, reference: string): Promise<ChargeOutcome | null> {
+  requireCredential(ctx, 'apiKey');
+  const reply = await send(ctx, transport, { method: 'GET', path: `${API}/payments?externalReference=${encodeURIComponent(reference)}&limit=100` });
+  const payment = newestListed(ctx, reply, 'data', (p) => Date.parse(p.dateCreated));
+  return payment ? normalizePayment(ctx, { ...reply, json: payment }) : null;
+}
+
 async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: string): Promise<ChargeOutcome> {
   const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
   const path = `${paymentPath(ref.externalId)}/refund`;
@@ -84,6 +95,7 @@ export const asaasAdapter: GatewayAdapter = {
   amountUnit: 'major',
   currencies: ['BRL'],
   keepsIdempotencyKeys: false,
+  lookupProvesAbsence: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.asaas,
   // Every payment belongs to a customer. Pix and boleto have no pre-authorization. A paid boleto is refunded
   // through /bankSlip/refund, which asks the payer for a bank account out of band: not offered.
@@ -104,6 +116,7 @@ export const asaasAdapter: GatewayAdapter = {
   },
 
   retrieveCharge,
+  lookupCharge,
 
   async captureCharge(ctx, ref, amount) {
     if (amount !== undefined && amount !== ref.amount) throw unsupported('asaas captures the whole pre-authorized amount only');

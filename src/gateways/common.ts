@@ -137,6 +137,23 @@ export async function normalizeRefund(ctx: CallContext, body: unknown, bindings:
   }
 }
 
+/**
+ * The newest item of a lookup answer's `field` array (list or search by RouteGate's reference), by
+ * `createdAt`; ties keep the gateway's order, whose lookups all list newest first. undefined when none
+ * matched; a body without that array is a bad response.
+ */
+export function newestListed(ctx: CallContext, reply: GatewayReply, field: string, createdAt: (item: any) => number): unknown {
+  const items = (reply.json as Record<string, unknown> | undefined)?.[field];
+  if (!Array.isArray(items)) {
+    throw new GatewayFailure('bad_response', ctx.gateway, `${ctx.gateway} lookup answer has no ${field} list`, { status: reply.status, body: reply.json });
+  }
+  const time = (item: unknown) => {
+    const t = createdAt(item);
+    return Number.isFinite(t) ? t : -Infinity;
+  };
+  return items.map((item, i) => ({ item, i })).sort((a, b) => time(b.item) - time(a.item) || a.i - b.i)[0]?.item;
+}
+
 /** Today's date (UTC) for mappings that need one; mappings never read a clock themselves. */
 export function today(): string {
   return new Date().toISOString().slice(0, 10);

@@ -1,6 +1,6 @@
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import type { GatewayReply } from './http-client';
 import { toMajor } from '../mapping/functions';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from './types';
@@ -60,6 +60,15 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeO
   return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path: paymentPath(ref) }));
 }
 
+/** GET /v1/payments/search by external_reference (the create sends RouteGate's charge id), newest first. */
+async function lookupCharge(ctx: CallContext, reference: string): Promise<ChargeOutcome | null> {
+  requireCredential(ctx, 'accessToken');
+  const path = `/v1/payments/search?external_reference=${encodeURIComponent(reference)}&sort=date_created&criteria=desc&limit=30`;
+  const reply = await send(ctx, transport, { method: 'GET', path });
+  const payment = newestListed(ctx, reply, 'results', (p) => Date.parse(p.date_created));
+  return payment ? normalizeCharge(ctx, { ...reply, json: payment }) : null;
+}
+
 /** PUT /v1/payments/{id}: the one update route for capture and cancel. */
 async function updatePayment(ctx: CallContext, ref: ChargeRef, body: Record<string, unknown>, action: string): Promise<ChargeOutcome> {
   requireCredential(ctx, 'accessToken');
@@ -72,6 +81,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
   amountUnit: 'major',
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
+  lookupProvesAbsence: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.mercadopago,
   // capture:false exists for cards only. A pending pix/boleto can be cancelled; once paid, MP refunds pix
   // and boleto (fully or partly) to the payer's account, like cards.
@@ -90,6 +100,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
   },
 
   retrieveCharge,
+  lookupCharge,
 
   // A partial capture names the amount in reais; MP releases the rest of the reserve.
   captureCharge: (ctx, ref, amount) =>

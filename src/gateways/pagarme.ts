@@ -1,6 +1,6 @@
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
+import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import { GatewayFailure, type CallContext, type ChargeRef, type GatewayAdapter } from './types';
 
 // Pagar.me core v5 (shared/gateways/pagarme.md). Orders hold one charge; capture, cancel and refund act on
@@ -24,11 +24,20 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
   return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path: `${API}/orders/${encodeURIComponent(ref.externalId)}` }));
 }
 
+/** GET /orders?code= (the create sends RouteGate's charge id as the order code); the list reads are consistent. */
+async function lookupCharge(ctx: CallContext, reference: string) {
+  requireCredential(ctx, 'secretKey');
+  const reply = await send(ctx, transport, { method: 'GET', path: `${API}/orders?code=${encodeURIComponent(reference)}&page=1&size=30` });
+  const order = newestListed(ctx, reply, 'data', (o) => Date.parse(o.created_at));
+  return order ? normalizeCharge(ctx, { ...reply, json: order }) : null;
+}
+
 export const pagarmeAdapter: GatewayAdapter = {
   id: 'pagarme',
   amountUnit: 'minor',
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
+  lookupProvesAbsence: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.pagarme,
   // Boleto and pix refunds on PSP accounts are bank transfers that need the payer's bank account,
   // which a normalized refund does not carry; pending ones can still be cancelled.
@@ -45,6 +54,7 @@ export const pagarmeAdapter: GatewayAdapter = {
   },
 
   retrieveCharge,
+  lookupCharge,
 
   async captureCharge(ctx, ref, amount) {
     const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}/capture`;

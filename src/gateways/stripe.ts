@@ -1,7 +1,8 @@
 import qs from 'qs';
 import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
+import type { GatewayReply } from './http-client';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import {
   GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
   type NormalizedChargeResult, type PaymentMethod,
@@ -57,9 +58,16 @@ async function createPaymentMethod(ctx: CallContext, charge: NormalizedCharge): 
   const card = charge.creditCard;
   if (!isCard(charge.paymentMethod) || !card || card.token || card.paymentMethodId) return undefined;
   const body = await ctx.mappings.evaluate('payment_method.request', { charge });
-  const reply = await send(ctx, transport, { method: 'POST', path: '/v1/payment_methods', body, idempotencyKey: `${ctx.idempotencyKey}-pm` });
+  let reply: GatewayReply;
+  try {
+    reply = await send(ctx, transport, { method: 'POST', path: '/v1/payment_methods', body, idempotencyKey: `${ctx.idempotencyKey}-pm` });
+  } catch (err) {
+    // Whatever happened to this call, no PaymentIntent can exist yet: the attempt is not ambiguous.
+    if (err instanceof GatewayFailure && err.info.ambiguous) throw new GatewayFailure(err.kind, err.gateway, err.message, { ...err.info, ambiguous: false });
+    throw err;
+  }
   const id = (reply.json as { id?: unknown } | undefined)?.id;
-  if (typeof id !== 'string') throw new GatewayFailure('bad_response', ctx.gateway, 'stripe payment_method response has no id', { status: reply.status, body: reply.json, ambiguous: true });
+  if (typeof id !== 'string') throw new GatewayFailure('bad_response', ctx.gateway, 'stripe payment_method response has no id', { status: reply.status, body: reply.json });
   return id;
 }
 
@@ -90,11 +98,27 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
   return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
 }
 
+/** Search query language: the reference is a quoted string, so its quotes and backslashes are escaped. */
+const byReference = (reference: string) => `metadata['rg_charge_id']:'${reference.replace(/['\\]/g, '\\$&')}'`;
+
+/**
+ * GET /v1/payment_intents/search by metadata[rg_charge_id] (the create sends it). Stripe's search index can
+ * lag writes by up to a minute (docs.stripe.com/search, "Data freshness"), so a null proves nothing.
+ */
+async function lookupCharge(ctx: CallContext, reference: string, paymentMethod: PaymentMethod) {
+  requireCredential(ctx, 'secretKey');
+  const path = `${INTENTS}/search?query=${encodeURIComponent(byReference(reference))}&limit=100&expand[]=data.latest_charge`;
+  const reply = await send(ctx, transport, { method: 'GET', path });
+  const pi = newestListed(ctx, reply, 'data', (p) => p.created);
+  return pi ? normalizeCharge(ctx, { ...reply, json: pi }, { paymentMethod }) : null;
+}
+
 export const stripeAdapter: GatewayAdapter = {
   id: 'stripe',
   amountUnit: 'minor',
   currencies: ['BRL', 'USD', 'EUR', 'GBP', 'MXN', 'CAD', 'AUD'],
   keepsIdempotencyKeys: true,
+  lookupProvesAbsence: false,
   defaultBaseUrl: ADAPTER_BASE_URLS.stripe,
   // Manual capture is card-only; boleto payments cannot be refunded (stripe.md section 3). Pending pix and
   // boleto PaymentIntents (requires_action) can be cancelled. debit_card is a card at Stripe.
@@ -117,6 +141,7 @@ export const stripeAdapter: GatewayAdapter = {
   },
 
   retrieveCharge,
+  lookupCharge,
 
   async captureCharge(ctx, ref, amount) {
     const body = { ...(amount === undefined ? {} : { amount_to_capture: amount }), expand: ['latest_charge'] };

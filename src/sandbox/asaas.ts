@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import type { LedgerEntry } from './control';
 import type { DeclineCode } from '../gateways/types';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomUuid } from './ids';
@@ -45,6 +46,17 @@ export const asaasEmulator: EmulatorPlugin = async (app, opts) => {
   opts.control.onReset(() => {
     for (const m of [customers, payments, cardTokens]) m.clear();
   });
+  // Declines persist nothing at Asaas, so they never appear here. A released pre-authorization keeps its
+  // refunds[] entry but returned no money: only refunds of a paid payment count.
+  opts.control.onLedger('asaas', () => [...payments.values()].map((p): Omit<LedgerEntry, 'gateway'> => {
+    const paid = !!(p.confirmedDate || p.paymentDate);
+    const refunds = paid ? (p.refunds ?? []).filter((r: Json) => r.status !== 'CANCELLED') : [];
+    return {
+      id: p.id, reference: p.externalReference, paymentMethod: p.billingType.toLowerCase() as LedgerEntry['paymentMethod'], status: p.status,
+      amount: Math.round(p.value * 100), paidAmount: paid ? Math.round(p.value * 100) : 0,
+      refundedAmount: refunds.reduce((sum: number, r: Json) => sum + Math.round(r.value * 100), 0), refunds: refunds.length,
+    };
+  }));
 
   app.addHook('preHandler', async (request, reply) => {
     const error = authError(request.headers.access_token);
@@ -271,8 +283,9 @@ export const asaasEmulator: EmulatorPlugin = async (app, opts) => {
     return { status: 200, body: p };
   }
 
+  /** Newest first: dateCreated is a bare date, so same-day payments keep their creation order, latest first [?]. */
   function listPayments(query: Json) {
-    const all = [...payments.values()].filter((p) =>
+    const all = [...payments.values()].reverse().filter((p) =>
       (!query.externalReference || p.externalReference === query.externalReference) && (!query.customer || p.customer === query.customer)
       && (!query.status || p.status === query.status) && (!query.billingType || p.billingType === query.billingType));
     return list(all, Number(query.offset ?? 0), Math.min(Number(query.limit ?? 10), 100));

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { GatewayId } from '../gateways/registry-ids';
-import type { FaultKind, RecordedRequest } from './control';
+import type { FaultKind, LedgerEntry, RecordedRequest } from './control';
 
 /** A small client for an emulator server's /__control API (used by tests and users' own suites). */
 export class EmulatorControlClient {
@@ -17,7 +17,8 @@ export class EmulatorControlClient {
     return text ? JSON.parse(text) : undefined;
   }
 
-  fault(gateway: GatewayId, fault: FaultKind, options: { count?: number; latencyMs?: number } = {}): Promise<void> {
+  /** `method` / `path` (below the gateway prefix, e.g. `/v1/payment_intents`) restrict the fault to matching calls. */
+  fault(gateway: GatewayId, fault: FaultKind, options: { count?: number; latencyMs?: number; method?: string; path?: string } = {}): Promise<void> {
     return this.call('POST', '/faults', { gateway, fault, ...options });
   }
 
@@ -37,6 +38,12 @@ export class EmulatorControlClient {
 
   clearRequests(): Promise<void> {
     return this.call('DELETE', '/requests');
+  }
+
+  /** The charges the emulators hold (one gateway, or all five), amounts in cents. */
+  async ledger(gateway?: GatewayId): Promise<LedgerEntry[]> {
+    const out = await this.call('GET', `/ledger${gateway ? `?gateway=${gateway}` : ''}`);
+    return out.entries;
   }
 
   /** Play the payer: settle a pending pix or boleto (id = the gateway's id, i.e. the charge's externalId). */

@@ -1,10 +1,38 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 
-export const FAULT_KINDS = ['latency', 'http500', 'http429', 'reset', 'hang', 'malformed'] as const;
+/**
+ * Before the handler (the gateway never acts on the request): `latency` (then normal), `http500`, `http429`,
+ * `malformed`, `reset` (connection dropped), `hang` (no answer). After the handler (the gateway took the
+ * request and stored its effects): `late` (the answer leaves only after latencyMs), `lose` (the connection is
+ * dropped instead of answering).
+ */
+export const FAULT_KINDS = ['latency', 'http500', 'http429', 'reset', 'hang', 'malformed', 'late', 'lose'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+const AFTER_HANDLER: ReadonlySet<FaultKind> = new Set(['late', 'lose']);
 
-export interface Fault { kind: FaultKind; remaining: number; latencyMs?: number }
+/** `method` / `path` (below the gateway prefix, without query string) restrict which requests the fault hits. */
+export interface Fault { kind: FaultKind; remaining: number; latencyMs?: number; method?: string; path?: string }
+
+/**
+ * One charge as the gateway holds it, for tests that assert what really happened at the gateway.
+ * Amounts are integer cents whatever the gateway's unit; `status` is the gateway's own; `id` is what RouteGate
+ * keeps as the charge's externalId; `reference` is the RouteGate reference the create carried (Stripe
+ * metadata[rg_charge_id], Pagar.me code, Asaas externalReference, Mercado Pago external_reference, PagBank
+ * reference_id), null when it carried none; `paymentMethod` is RouteGate's name for the method.
+ */
+export interface LedgerEntry {
+  gateway: GatewayId;
+  id: string;
+  reference: string | null;
+  paymentMethod: 'credit_card' | 'debit_card' | 'boleto' | 'pix';
+  status: string;
+  amount: number;
+  paidAmount: number;
+  refundedAmount: number;
+  refunds: number;
+}
+export type Ledger = () => Array<Omit<LedgerEntry, 'gateway'>>;
 
 /** What an emulator answers when asked to play the payer of a pending pix or boleto. */
 export type PayOutcome = { ok: true } | { ok: false; status: 404 | 409; message: string };
@@ -30,6 +58,9 @@ export class EmulatorControl {
   private readonly hanging = new Set<FastifyRequest>();
   private readonly resetters: Array<() => void> = [];
   private readonly payers = new Map<GatewayId, Payer>();
+  private readonly ledgers = new Map<GatewayId, Ledger>();
+  /** Faults that act once the handler has run, kept per request until onSend. */
+  private readonly pendingAfter = new WeakMap<FastifyRequest, Fault>();
 
   addFault(gateway: GatewayId, fault: Fault): void {
     const list = this.faults.get(gateway) ?? [];
@@ -41,13 +72,25 @@ export class EmulatorControl {
     this.faults.clear();
   }
 
-  /** The next pending fault for a gateway, consuming one use of it. */
-  takeFault(gateway: GatewayId): Fault | undefined {
-    const list = this.faults.get(gateway);
-    const fault = list?.[0];
-    if (!fault) return undefined;
+  /** The first pending fault for a gateway that applies to this request, consuming one use of it. */
+  takeFault(gateway: GatewayId, request?: { method: string; path: string }): Fault | undefined {
+    const list = this.faults.get(gateway) ?? [];
+    const at = list.findIndex((f) => !request || applies(f, request));
+    if (at < 0) return undefined;
+    const fault = list[at];
     fault.remaining -= 1;
-    if (fault.remaining <= 0) list!.shift();
+    if (fault.remaining <= 0) list.splice(at, 1);
+    return fault;
+  }
+
+  /** Remember a `late` / `lose` fault for this request; `applyAfterHandler` acts on it in onSend. */
+  deferFault(request: FastifyRequest, fault: Fault): void {
+    this.pendingAfter.set(request, fault);
+  }
+
+  takeDeferredFault(request: FastifyRequest): Fault | undefined {
+    const fault = this.pendingAfter.get(request);
+    this.pendingAfter.delete(request);
     return fault;
   }
 
@@ -79,6 +122,16 @@ export class EmulatorControl {
     return payer ? payer(externalId) : { ok: false, status: 409, message: `${gateway} has no payer simulation` };
   }
 
+  /** Emulators register how to list the charges they hold (see LedgerEntry). */
+  onLedger(gateway: GatewayId, ledger: Ledger): void {
+    this.ledgers.set(gateway, ledger);
+  }
+
+  ledger(gateway?: GatewayId): LedgerEntry[] {
+    const gateways = gateway ? [gateway] : [...this.ledgers.keys()];
+    return gateways.flatMap((g) => (this.ledgers.get(g)?.() ?? []).map((entry) => ({ gateway: g, ...entry })));
+  }
+
   resetAll(): void {
     this.clearFaults();
     this.clearRequests();
@@ -96,6 +149,11 @@ export class EmulatorControl {
   }
 }
 
+function applies(fault: Fault, request: { method: string; path: string }): boolean {
+  if (fault.method && fault.method.toUpperCase() !== request.method.toUpperCase()) return false;
+  return !fault.path || fault.path === request.path.split('?')[0];
+}
+
 export function gatewayOfPath(url: string): GatewayId | undefined {
   const first = url.split('/')[1]?.split('?')[0];
   return (GATEWAY_IDS as readonly string[]).includes(first ?? '') ? (first as GatewayId) : undefined;
@@ -105,17 +163,19 @@ export function gatewayOfPath(url: string): GatewayId | undefined {
 export async function recordAndApplyFault(control: EmulatorControl, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const gateway = gatewayOfPath(request.url);
   if (!gateway) return;
+  const path = request.url.slice(gateway.length + 1);
   control.record({
     gateway,
     method: request.method,
-    path: request.url.slice(gateway.length + 1),
+    path,
     headers: { ...request.headers },
     body: request.body,
     rawBody: (request as FastifyRequest & { rawBody?: string }).rawBody,
     at: new Date().toISOString(),
   });
-  const fault = control.takeFault(gateway);
+  const fault = control.takeFault(gateway, { method: request.method, path });
   if (!fault) return;
+  if (AFTER_HANDLER.has(fault.kind)) return control.deferFault(request, fault);
   switch (fault.kind) {
     case 'latency':
       await new Promise((r) => setTimeout(r, fault.latencyMs ?? 1000));
@@ -137,9 +197,34 @@ export async function recordAndApplyFault(control: EmulatorControl, request: Fas
   }
 }
 
-interface FaultBody { gateway: string; fault: FaultKind; count?: number; latencyMs?: number }
+/**
+ * onSend for the emulator app: the handler has run (the charge exists at the gateway); `late` holds the answer
+ * for latencyMs (or until the client gives up), `lose` drops the connection without answering.
+ */
+export async function applyAfterHandler(control: EmulatorControl, request: FastifyRequest, payload: unknown): Promise<unknown> {
+  const fault = control.takeDeferredFault(request);
+  if (!fault) return payload;
+  const socket = request.raw.socket;
+  if (fault.kind === 'lose') {
+    socket.destroy();
+    return payload;
+  }
+  control.trackHanging(request); // so closing the server does not wait out the delay
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, fault.latencyMs ?? 1000);
+    function done() {
+      clearTimeout(timer);
+      socket.off('close', done);
+      resolve();
+    }
+    socket.once('close', done);
+  });
+  return payload;
+}
 
-/** /__control routes: faults, captured requests, reset. */
+interface FaultBody { gateway: string; fault: FaultKind; count?: number; latencyMs?: number; method?: string; path?: string }
+
+/** /__control routes: faults, captured requests, the gateways' ledger, the payer, reset. */
 export async function controlRoutes(app: FastifyInstance, opts: { control: EmulatorControl }): Promise<void> {
   const { control } = opts;
   app.post<{ Body: FaultBody }>('/faults', {
@@ -153,13 +238,15 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
           fault: { type: 'string', enum: [...FAULT_KINDS] },
           count: { type: 'integer', minimum: 1, default: 1 },
           latencyMs: { type: 'integer', minimum: 0 },
+          method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
+          path: { type: 'string', pattern: '^/' },
         },
       },
     },
   }, async (req, reply) => {
-    const { gateway, fault, count = 1, latencyMs } = req.body;
-    control.addFault(gateway as GatewayId, { kind: fault, remaining: count, latencyMs });
-    return reply.code(201).send({ gateway, fault, count, latencyMs });
+    const { gateway, fault, count = 1, latencyMs, method, path } = req.body;
+    control.addFault(gateway as GatewayId, { kind: fault, remaining: count, latencyMs, method, path });
+    return reply.code(201).send({ gateway, fault, count, latencyMs, method, path });
   });
   app.delete('/faults', async () => {
     control.clearFaults();
@@ -168,6 +255,15 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
   app.get<{ Querystring: { gateway?: string } }>('/requests', async (req) => {
     return { requests: control.listRequests(req.query.gateway as GatewayId | undefined) };
   });
+  // What each gateway holds, in cents: tests assert "one charge in total" and "refunded what the gateway says".
+  app.get<{ Querystring: { gateway?: string } }>('/ledger', {
+    schema: {
+      querystring: {
+        type: 'object', additionalProperties: false,
+        properties: { gateway: { type: 'string', enum: [...GATEWAY_IDS] } },
+      },
+    },
+  }, async (req) => ({ entries: control.ledger(req.query.gateway as GatewayId | undefined) }));
   app.delete('/requests', async () => {
     control.clearRequests();
     return { cleared: true };

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
 import { GATEWAY_IDS } from '../gateways/registry-ids';
-import { EmulatorControl, controlRoutes, recordAndApplyFault } from './control';
+import { EmulatorControl, applyAfterHandler, controlRoutes, recordAndApplyFault } from './control';
 import type { EmulatorPlugin } from './types';
 import { stripeEmulator } from './stripe';
 import { pagarmeEmulator } from './pagarme';
@@ -53,6 +53,7 @@ export async function buildEmulatorApp(options: { logger?: boolean } = {}): Prom
   });
 
   app.addHook('preHandler', (request, reply) => recordAndApplyFault(control, request, reply));
+  app.addHook('onSend', (request, _reply, payload) => applyAfterHandler(control, request, payload));
   app.addHook('onClose', async () => control.releaseHanging());
 
   await app.register(controlRoutes, { prefix: '/__control', control });

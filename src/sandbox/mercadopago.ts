@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import type { LedgerEntry } from './control';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId, randomUuid } from './ids';
 import { pixBrCode } from './br-code';
@@ -44,6 +45,7 @@ const CARD_METHODS = new Set(['visa', 'master', 'amex', 'elo', 'hipercard', 'deb
 const TICKET_METHODS = new Set(['bolbradesco', 'pec']);
 const BRAND_METHOD: Record<string, string> = { visa: 'visa', mastercard: 'master', amex: 'amex', elo: 'elo', hipercard: 'hipercard' };
 const FEE_RATE = 0.0498;
+const SORTABLE = new Set(['date_approved', 'date_created', 'date_last_updated', 'id', 'money_release_date']);
 const DAY_MS = 86_400_000;
 
 // A 1x1 PNG stands in for the QR code image; the copy-and-paste EMV text is the real content.
@@ -76,6 +78,12 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
   opts.control.onReset(() => {
     for (const m of [payments, customers, tokens, usedTokens, idempotent]) m.clear();
   });
+  opts.control.onLedger('mercadopago', () => [...payments.values()].map((p): Omit<LedgerEntry, 'gateway'> => ({
+    id: String(p.id), reference: p.external_reference, status: p.status,
+    paymentMethod: p.payment_method_id === 'pix' ? 'pix' : p.payment_type_id === 'ticket' ? 'boleto' : p.payment_type_id as LedgerEntry['paymentMethod'],
+    amount: cents(p.transaction_amount), paidAmount: ['approved', 'refunded', 'charged_back', 'in_mediation'].includes(p.status) ? cents(p.transaction_amount) : 0,
+    refundedAmount: cents(p.transaction_amount_refunded), refunds: p.refunds.length,
+  })));
 
   // Every route wants `Authorization: Bearer <access token>`; card tokenization also takes ?public_key=.
   app.addHook('preHandler', async (request, reply) => {
@@ -112,10 +120,23 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
 
   app.post('/v1/payments', (request, reply) => withIdempotency(request, reply, { required: true }, () => createPayment((request.body ?? {}) as Json)));
 
-  app.get<{ Querystring: { external_reference?: string } }>('/v1/payments/search', async (request) => {
-    const ref = request.query.external_reference;
-    const results = [...payments.values()].filter((p) => ref === undefined || p.external_reference === ref).reverse();
-    return { paging: { total: results.length, limit: 30, offset: 0 }, results };
+  // Search (mercadopago.md section 3): filters external_reference and status; sort by date_created, id, ...
+  // with criteria asc|desc (newest first when no sort is given); limit (default 30) and offset.
+  app.get<{ Querystring: Json }>('/v1/payments/search', async (request, reply) => {
+    const q = request.query;
+    const limit = q.limit === undefined ? 30 : Number(q.limit);
+    const offset = q.offset === undefined ? 0 : Number(q.offset);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return send(reply, badRequest(1, 'Params Error: invalid limit'));
+    if (!Number.isInteger(offset) || offset < 0) return send(reply, badRequest(1, 'Params Error: invalid offset'));
+    if (q.criteria !== undefined && !['asc', 'desc'].includes(q.criteria)) return send(reply, badRequest(1, 'Params Error: criteria must be asc or desc'));
+    const matches = [...payments.values()].filter((p) => (q.external_reference === undefined || p.external_reference === q.external_reference)
+      && (q.status === undefined || p.status === q.status));
+    const sort = q.sort === undefined ? undefined : String(q.sort);
+    if (sort !== undefined && !SORTABLE.has(sort)) return send(reply, badRequest(1, `Params Error: cannot sort by ${sort}`));
+    const key = (p: Json) => (sort === undefined || sort === 'id' ? p.id : Date.parse(p[sort] ?? '') || 0);
+    const desc = q.criteria ? q.criteria === 'desc' : sort === undefined;
+    matches.sort((a, b) => (key(a) - key(b) || a.id - b.id) * (desc ? -1 : 1));
+    return { paging: { total: matches.length, limit, offset }, results: matches.slice(offset, offset + limit) };
   });
 
   app.get<{ Params: { id: string } }>('/v1/payments/:id', async (request, reply) => {

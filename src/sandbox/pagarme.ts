@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import type { LedgerEntry } from './control';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomId } from './ids';
 import { pixBrCode } from './br-code';
@@ -41,9 +42,19 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
   const customers = new Map<string, Json>();
   const tokens = new Map<string, Json>();
   const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  const refundCounts = new Map<string, number>(); // charge id -> refunds (a DELETE on a paid charge)
   opts.control.onReset(() => {
-    for (const m of [orders, charges, customers, tokens, idempotent]) m.clear();
+    for (const m of [orders, charges, customers, tokens, idempotent, refundCounts]) m.clear();
   });
+  opts.control.onLedger('pagarme', () => [...orders.values()].map((order): Omit<LedgerEntry, 'gateway'> => {
+    const charge = charges.get((order.charge_ids as string[])[0])!;
+    return {
+      id: order.id, reference: order.code ?? null, paymentMethod: charge.payment_method as LedgerEntry['paymentMethod'], status: order.status,
+      amount: charge.amount, paidAmount: charge.paid_amount,
+      // canceled_amount counts voids too; only what was cancelled after payment went back to the payer.
+      refundedAmount: charge.paid_amount > 0 ? charge.canceled_amount : 0, refunds: refundCounts.get(charge.id) ?? 0,
+    };
+  }));
 
   // Token creation authenticates with the public key in ?appId=; everything else with Basic auth.
   app.addHook('preHandler', async (request, reply) => {
@@ -87,6 +98,24 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
 
   app.post('/core/v5/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json)));
 
+  // List (pagarme.md section 3): filters code, status, customer_id; page from 1, size; newest first.
+  app.get<{ Querystring: Json }>('/core/v5/orders', async (request, reply) => {
+    const q = request.query;
+    const page = q.page === undefined ? 1 : Number(q.page);
+    const size = q.size === undefined ? 10 : Number(q.size);
+    const errors: Json = {};
+    if (!Number.isInteger(page) || page < 1) errors.page = ['The field page must be a positive integer.'];
+    if (!Number.isInteger(size) || size < 1) errors.size = ['The field size must be a positive integer.'];
+    if (Object.keys(errors).length) return reply.code(422).send({ message: 'The request is invalid.', errors });
+    const found = [...orders.values()].filter((o) => (q.code === undefined || o.code === q.code) && (q.status === undefined || o.status === q.status)
+      && (q.customer_id === undefined || o.customer?.id === q.customer_id)).reverse();
+    const link = (n: number) => `https://api.pagar.me/core/v5/orders?page=${n}&size=${size}`;
+    const paging: Json = { total: found.length };
+    if (page > 1) paging.previous = link(page - 1);
+    if (page * size < found.length) paging.next = link(page + 1);
+    return { data: found.slice((page - 1) * size, page * size).map((o) => renderOrder(o)), paging };
+  });
+
   app.get<{ Params: { id: string } }>('/core/v5/orders/:id', async (request, reply) => {
     const order = orders.get(request.params.id);
     return order ? renderOrder(order) : reply.code(404).send({ message: 'Order not found.' });
@@ -126,6 +155,7 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     if (typeof amount === 'string') return { status: 422, body: invalid('amount', amount) };
     if (amount > remaining) return { status: 412, body: { message: `The amount to cancel (${amount}) is greater than the available amount (${remaining}).` } };
     charge.canceled_amount += amount;
+    if (paid) refundCounts.set(charge.id, (refundCounts.get(charge.id) ?? 0) + 1);
     const full = charge.canceled_amount >= (paid ? charge.paid_amount : charge.amount);
     if (full) {
       charge.status = 'canceled';

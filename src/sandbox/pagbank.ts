@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatorPlugin } from './types';
+import type { LedgerEntry } from './control';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomUuid } from './ids';
 import { PAGBANK_AMOUNT_UNIT } from '../gateways/pagbank';
@@ -28,6 +29,7 @@ interface StoredCharge {
   total: number; // cents
   paid: number; // cents
   refunded: number; // cents
+  refunds?: number; // cancels of a paid charge
   currency: string;
   payment_response: Json;
   payment_method: Json;
@@ -82,6 +84,22 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
   opts.control.onReset(() => {
     for (const m of [orders, charges, qrOrders, boletos, idempotent]) m.clear();
   });
+  // One entry per charge, plus one per pix QR code nobody paid yet (no charge exists then). The id is what
+  // RouteGate keeps as externalId: the order id for pix, the charge id otherwise.
+  opts.control.onLedger('pagbank', () => [...orders.values()].flatMap((order): Array<Omit<LedgerEntry, 'gateway'>> => {
+    if (order.qr && order.chargeIds.length === 0) {
+      return [{ id: order.id, reference: order.reference_id ?? null, paymentMethod: 'pix', status: 'WAITING', amount: order.qr.cents, paidAmount: 0, refundedAmount: 0, refunds: 0 }];
+    }
+    return order.chargeIds.map((id) => {
+      const c = charges.get(id)!;
+      const type = c.payment_method.type as string;
+      return {
+        id: order.qr ? order.id : c.id, reference: order.reference_id ?? null, status: c.status,
+        paymentMethod: (type === 'PIX' ? 'pix' : type.toLowerCase()) as LedgerEntry['paymentMethod'],
+        amount: c.total, paidAmount: c.paid, refundedAmount: c.refunded, refunds: c.refunds ?? 0,
+      };
+    });
+  }));
 
   // QR code and boleto files are public links (no Authorization), like the real `links[].href`.
   app.addHook('preHandler', async (request, reply) => {
@@ -141,6 +159,7 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
     const amount = requestAmount(request.body, remaining);
     if (typeof amount === 'object') return amount;
     charge.refunded += amount;
+    charge.refunds = (charge.refunds ?? 0) + 1;
     if (charge.refunded >= charge.paid) cancel(charge);
     return { status: 201, body: renderCharge(charge) };
   }));

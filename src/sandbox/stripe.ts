@@ -7,6 +7,8 @@ import {
   type Params, type Json, DOCS, StripeError, invalid, missing, noSuch, cardError, int, bool, list, oneOf, rejectUnknown, metadataOf,
   queryParams, now, reais, type StripeDecline, DEBIT_CARDS, TEST_CARDS, declineOf,
 } from './stripe-wire';
+import { matchesSearch, parseSearchQuery } from './stripe-search';
+import type { LedgerEntry } from './control';
 
 // Stripe PaymentIntents API emulator (shared/gateways/stripe.md): payment methods, intents, charges, refunds,
 // customers and idempotency, with state per server instance. Wire conventions live in ./stripe-wire.ts.
@@ -355,6 +357,59 @@ function settleVoucher(pi: Json, outcome: 'pay' | 'expire'): Json {
   return pi;
 }
 
+// ---------------------------------------------------------------------------------------------- search, ledger
+
+/**
+ * GET /v1/payment_intents/search: newest first, `limit` 1..100 (default 10), `page` the opaque cursor of a
+ * previous `next_page`; `expand[]=data.<field>` expands inside each result, `expand[]=total_count` adds the count.
+ * Unlike real Stripe, results are never stale (Stripe's index can lag up to a minute behind writes).
+ */
+function searchIntents(p: Params, expand: string[]): Json {
+  rejectUnknown(p, ['query', 'limit', 'page']);
+  const query = parseSearchQuery(p.query);
+  const limit = int(p, 'limit') ?? 10;
+  if (limit < 1 || limit > 100) throw invalid('Invalid limit: must be between 1 and 100.', { code: 'parameter_invalid_integer', param: 'limit' });
+  const offset = p.page === undefined ? 0 : pageOffset(p.page);
+  const nested = expand.filter((e) => e !== 'total_count').map((e) => {
+    if (!e.startsWith('data.')) throw invalid(`This property cannot be expanded (${e}).`, { param: 'expand' });
+    return e.slice('data.'.length);
+  });
+  const found = [...state.intents.values()].filter((pi) => matchesSearch(pi, query)).reverse();
+  const hasMore = offset + limit < found.length;
+  return {
+    object: 'search_result', url: '/v1/payment_intents/search', has_more: hasMore,
+    data: found.slice(offset, offset + limit).map((pi) => intentView(pi, nested)),
+    next_page: hasMore ? Buffer.from(JSON.stringify({ offset: offset + limit })).toString('base64url') : null,
+    ...(expand.includes('total_count') ? { total_count: found.length } : {}),
+  };
+}
+
+function pageOffset(page: unknown): number {
+  try {
+    const offset = JSON.parse(Buffer.from(String(page), 'base64url').toString('utf8')).offset;
+    if (Number.isInteger(offset) && offset >= 0) return offset;
+  } catch {
+    // fall through to the error Stripe gives for a cursor it did not issue
+  }
+  throw invalid(`Invalid page: ${String(page)}`, { code: 'parameter_invalid_string', param: 'page' });
+}
+
+/** One ledger entry per PaymentIntent, declined ones included (Stripe keeps them as requires_payment_method). */
+function ledgerOf(s: State): Array<Omit<LedgerEntry, 'gateway'>> {
+  return [...s.intents.values()].map((pi) => {
+    const ch = pi.latest_charge ? s.charges.get(pi.latest_charge) : undefined;
+    const type = pi.payment_method_types[0];
+    const debit = pi.metadata.rg_payment_method === 'debit_card' || ch?.payment_method_details?.card?.funding === 'debit';
+    return {
+      id: pi.id, reference: pi.metadata.rg_charge_id ?? null, paymentMethod: type === 'card' ? (debit ? 'debit_card' : 'credit_card') : type,
+      status: pi.status, amount: pi.amount, paidAmount: pi.amount_received,
+      // Cancelling an authorization marks its charge refunded; that releases a hold, it refunds nothing.
+      refundedAmount: ch?.captured ? ch.amount_refunded : 0,
+      refunds: [...s.refunds.values()].filter((r) => r.payment_intent === pi.id).length,
+    };
+  });
+}
+
 // ---------------------------------------------------------------------------------------------- refunds, customers
 
 function createRefund(p: Params): Json {
@@ -479,12 +534,18 @@ function routeFor(own: State, handler: Handler) {
       const { expand, ...rest } = params;
       out = handler({ params: rest, livemode: key!.includes('_live_'), id: (req.params as { id?: string }).id ?? '', expand: list(expand) });
     } catch (err) {
-      if (!(err instanceof StripeError)) throw err;
-      status = err.status;
-      out = err.body;
+      if (err instanceof StripeError) {
+        status = err.status;
+        out = err.body;
+      } else {
+        req.log.error({ err }, 'stripe emulator handler failed');
+        status = 500;
+        out = { error: { type: 'api_error', message: 'An unknown error occurred' } };
+      }
     }
-    // Only requests that ran are saved: a 400 from parameter validation can be retried with the same key.
-    if (slot && (status === 200 || status === 402)) state.idempotency.set(slot, { status, body: out, endpoint, params: stable(params) });
+    // Stripe saves whatever an endpoint that began executing answered, "including 402 declines and 500s"
+    // (stripe.md section 1); a 400 from parameter validation saves nothing and can be retried with the same key.
+    if (slot && (status === 200 || status === 402 || status >= 500)) state.idempotency.set(slot, { status, body: out, endpoint, params: stable(params) });
     return reply.code(status).send(out);
   };
 }
@@ -492,6 +553,7 @@ function routeFor(own: State, handler: Handler) {
 export const stripeEmulator: EmulatorPlugin = async (app, opts) => {
   const own = newState();
   opts.control.onReset(() => reset(own));
+  opts.control.onLedger('stripe', () => ledgerOf(own));
   const route = (handler: Handler) => routeFor(own, handler);
   opts.control.onPay('stripe', (id) => {
     const pi = own.intents.get(id);
@@ -510,6 +572,7 @@ export const stripeEmulator: EmulatorPlugin = async (app, opts) => {
   }));
 
   app.post('/v1/payment_intents', route(({ params, livemode, expand }) => intentView(createIntent(params, livemode), expand)));
+  app.get('/v1/payment_intents/search', route(({ params, expand }) => searchIntents(params, expand)));
   app.get('/v1/payment_intents/:id', route(({ id, expand }) => intentView(findIntent(id), expand)));
   app.post('/v1/payment_intents/:id/confirm', route(({ id, params, livemode, expand }) => {
     const pi = findIntent(id);

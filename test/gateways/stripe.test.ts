@@ -282,6 +282,17 @@ describe('stripe adapter against the emulator', () => {
     assert.equal(err.info.status, 500);
   });
 
+  test('a connection lost or a timeout on the payment_method call is not ambiguous: no PaymentIntent can exist yet', async () => {
+    for (const fault of ['lose', 'late'] as const) {
+      await h.control.fault('stripe', fault, { method: 'POST', path: '/v1/payment_methods', latencyMs: 3000 });
+      const err = await failure(stripeAdapter.createCharge(h.context('stripe', SANDBOX_CREDENTIALS.stripe, { timeoutMs: 300 }), charge()));
+      assert.equal(err.kind, fault === 'lose' ? 'unreachable' : 'timeout');
+      assert.equal(err.info.ambiguous, false, fault);
+    }
+    assert.deepEqual((await h.control.requests('stripe')).map((r) => r.path), ['/v1/payment_methods', '/v1/payment_methods']);
+    assert.deepEqual(await h.control.ledger('stripe'), [], 'no PaymentIntent');
+  });
+
   test('a Luhn-invalid number is refused at payment_method creation, not as an issuer decline', async () => {
     const err = await failure(stripeAdapter.createCharge(ctx(), charge({ creditCard: { ...CARD, number: '4242424242424241' } })));
     assert.equal(err.kind, 'invalid_request');
