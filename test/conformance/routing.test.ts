@@ -34,7 +34,7 @@ describe('fallback', () => {
     test(`after ${why} stripe is asked again under the same key and pagarme is never charged`, async () => {
       const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
       const before = (await e2e.control.requests('pagarme')).length;
-      await e2e.control.fault('stripe', fault);
+      await e2e.control.fault('stripe', fault, { method: 'POST', path: '/v1/payment_intents' });
       const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.data.gateway, 'stripe');
@@ -141,7 +141,7 @@ describe('gateway failures without a fallback', () => {
     for (const [gateway, fault] of [['pagbank', 'http500'], ['stripe', 'malformed']] as const) {
       const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['pagarme'] });
       const before = (await e2e.control.requests('pagarme')).length;
-      await e2e.control.fault(gateway, fault, { count: 20 });
+      await e2e.control.fault(gateway, fault, { count: 20, method: 'POST', path: gateway === 'stripe' ? '/v1/payment_intents' : '/orders' });
       const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
       await e2e.control.clearFaults();
       expectError(res, 'GATEWAY_TIMEOUT', 504);

@@ -1,0 +1,157 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startEmulators, type EmulatorServer } from '../src/sandbox/emulators';
+import { EmulatorControlClient } from '../src/sandbox/control-client';
+import { openStore } from '../src/store';
+import { AccountService } from '../src/accounts/service';
+import { CredentialVault } from '../src/accounts/credential-vault';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+import { GATEWAY_IDS } from '../src/gateways/registry-ids';
+import { ROOT } from '../src/lib/paths';
+import { call, type Reply } from './helper';
+import { CUSTOMER, CARD } from './helpers/e2e';
+
+// Issue 8: a RouteGate process killed with SIGKILL during 200 concurrent charges. After a restart, one reconciler
+// pass (the one at start-up) leaves no charge `processing`, every charge matches its gateway, and every
+// Idempotency-Key retry answers the charge's state without charging twice.
+
+const MASTER_KEY = 'e'.repeat(64);
+const DEADLINE_MS = 2_000;
+const LEASE_MS = DEADLINE_MS + Math.min(5_000, DEADLINE_MS); // ChargeService's lease
+
+let emulators: EmulatorServer | undefined;
+let child: ChildProcess | undefined;
+after(async () => {
+  child?.kill('SIGKILL');
+  await emulators?.close();
+});
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function startRouteGate(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function waitForHealth(url: string): Promise<void> {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    try {
+      if ((await call(url, 'GET', '/health')).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error('RouteGate did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('SIGKILL during 200 concurrent charges: after a restart every charge is settled to its gateway, none twice', { timeout: 60_000 }, async () => {
+  emulators = await startEmulators();
+  const control = new EmulatorControlClient(emulators.url);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-crash-'));
+  const dbPath = path.join(dir, 'rg.db');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    PORT: String(port), HOST: '127.0.0.1', ROUTEGATE_DB: dbPath, ROUTEGATE_MASTER_KEY: MASTER_KEY, ROUTEGATE_LOG_LEVEL: 'warn',
+    ROUTEGATE_RATE_LIMIT: '1000000', ROUTEGATE_REQUEST_DEADLINE_MS: String(DEADLINE_MS), ROUTEGATE_GATEWAY_TIMEOUT_MS: '1500',
+    ROUTEGATE_RECONCILE_INTERVAL_MS: '0', ROUTEGATE_RECONCILE_BACKOFF_MS: '0', NODE_ENV: 'test',
+    ...Object.fromEntries(GATEWAY_IDS.map((g) => [`ROUTEGATE_${g.toUpperCase()}_URL`, emulators!.gatewayUrl(g)])),
+  };
+
+  // The account is made in the database file before the service starts, as the CLI would.
+  const setup = openStore(dbPath);
+  const vault = new CredentialVault(setup, Buffer.from(MASTER_KEY, 'hex'));
+  vault.verifyMasterKey();
+  const { id: accountId, apiKey } = new AccountService(setup).create('Loja Crash', 'crash@example.com');
+  vault.save(accountId, 'pagarme', SANDBOX_CREDENTIALS.pagarme);
+  setup.accounts.saveSettings(accountId, { ...setup.accounts.settings(accountId), primaryGateway: 'pagarme', gatewayFallbacks: [] });
+  setup.close();
+
+  child = startRouteGate(env);
+  await waitForHealth(url);
+  // Pagar.me holds each create for 250 ms before taking it, so the kill lands with many in flight at every stage.
+  await control.fault('pagarme', 'latency', { count: 1000, latencyMs: 250 });
+
+  const body = (i: number) => ({ paymentMethod: 'credit_card', amount: 1000 + i, customer: CUSTOMER, creditCard: CARD });
+  const answers: Array<Reply | undefined> = new Array(200);
+  const inFlight = Array.from({ length: 200 }, (_, i) => call(url, 'POST', '/api/v1/charges', { key: apiKey, body: body(i), headers: { 'idempotency-key': `crash-${i}` } })
+    .then((r) => { answers[i] = r; }, () => { answers[i] = undefined; }));
+  // Kill once some charges are acknowledged and the rest are at every stage of their way.
+  const killBy = Date.now() + 10_000;
+  while (answers.filter((r) => r?.status === 201).length < 10 && Date.now() < killBy) await sleep(10);
+  child.kill('SIGKILL');
+  await Promise.all(inFlight);
+  const acknowledged = answers.map((r, i) => ({ r, i })).filter((x) => x.r?.status === 201);
+  assert.ok(acknowledged.length > 0 && acknowledged.length < 200, `the kill landed mid-load (${acknowledged.length} acknowledged)`);
+
+  // Let Pagar.me take what it was holding, and let the dead process's leases run out.
+  await sleep(LEASE_MS + 500);
+  await control.clearFaults();
+  const before = openStore(dbPath);
+  const leftProcessing = before.db.prepare("SELECT id FROM charges WHERE status = 'processing'").pluck().all() as string[];
+  before.close();
+  assert.ok(leftProcessing.length > 0, 'the crash left charges processing');
+
+  child = startRouteGate(env);
+  await waitForHealth(url);
+  const store = openStore(dbPath);
+  try {
+    const processing = () => store.db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck().get() as number;
+    const until = Date.now() + 15_000;
+    while (processing() > 0 && Date.now() < until) await sleep(100);
+    assert.equal(processing(), 0, 'the start-up pass settled every charge');
+    const settled = store.db.prepare(`SELECT status, COUNT(*) AS n FROM charges WHERE id IN (${leftProcessing.map(() => '?').join(',')}) GROUP BY status`).all(...leftProcessing) as Array<{ status: string; n: number }>;
+    assert.ok(settled.some((s) => s.status === 'approved'), `some were paid at Pagar.me after the kill: ${JSON.stringify(settled)}`);
+
+    const ledger = (await control.ledger('pagarme')).filter((e) => e.reference?.startsWith('chg_'));
+    const rows = store.db.prepare('SELECT id, status, amount, external_id FROM charges').all() as Array<{ id: string; status: string; amount: number; external_id: string | null }>;
+    for (const { r, i } of acknowledged) {
+      const row = rows.find((x) => x.id === r!.body.data.id);
+      assert.ok(row, `acknowledged charge ${i} is stored`);
+      assert.equal(row.status, 'approved');
+    }
+    for (const row of rows) {
+      const atGateway = ledger.filter((e) => e.reference === row.id);
+      if (row.status === 'approved') {
+        assert.equal(atGateway.length, 1, `${row.id} is one charge at Pagar.me`);
+        assert.equal(atGateway[0].id, row.external_id);
+        assert.equal(atGateway[0].amount, row.amount);
+      } else {
+        assert.equal(row.status, 'failed', `${row.id}: ${row.status}`);
+        assert.equal(atGateway.length, 0, `${row.id} failed and Pagar.me holds nothing for it`);
+      }
+    }
+    assert.equal(ledger.length, rows.filter((r) => r.status === 'approved').length, 'no charge at the gateway that RouteGate does not know');
+
+    // Every client retries with its Idempotency-Key: the acknowledged ones replay, the others get the charge's state
+    // (or, if their first request died before creating anything, are charged now, once).
+    for (let i = 0; i < 200; i++) {
+      const retry = await call(url, 'POST', '/api/v1/charges', { key: apiKey, body: body(i), headers: { 'idempotency-key': `crash-${i}` } });
+      assert.ok([201, 502, 504].includes(retry.status), `retry ${i}: ${retry.status} ${retry.text.slice(0, 200)}`);
+      if (answers[i]?.status === 201) assert.equal(retry.body.data.id, answers[i]!.body.data.id);
+    }
+    const after = (await control.ledger('pagarme')).filter((e) => e.reference?.startsWith('chg_'));
+    const byKey = store.db.prepare('SELECT key, charge_id FROM idempotency_keys WHERE charge_id IS NOT NULL').all() as Array<{ key: string; charge_id: string }>;
+    const keysOf = new Map(byKey.map((k) => [k.charge_id, k.key]));
+    const chargedKeys = after.map((e) => keysOf.get(e.reference ?? ""));
+    assert.equal(new Set(chargedKeys).size, after.length, 'no Idempotency-Key was charged twice');
+  } finally {
+    store.close();
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,220 @@
+import { describe, test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { startE2E, CUSTOMER, CARD, type E2E } from './helpers/e2e';
+import { expectError } from './helper';
+import { GATEWAY_IDS, type GatewayId } from '../src/gateways/registry-ids';
+import { CREATE_PATH } from './helpers/charge-inputs';
+
+// Issue 8: never charge twice, never lose a refund, settle every unknown outcome. Over real HTTP: RouteGate and
+// the five emulators, with the emulators' fault injection standing in for a gateway that took the charge but
+// never answered (`late`, `lose`), never saw it (`reset`), or hangs.
+
+let e2e: E2E;
+before(async () => {
+  e2e = await startE2E({ ROUTEGATE_GATEWAY_TIMEOUT_MS: '400', ROUTEGATE_REQUEST_DEADLINE_MS: '3000', ROUTEGATE_RECONCILE_INTERVAL_MS: '0', ROUTEGATE_RECONCILE_BACKOFF_MS: '0' });
+});
+after(() => e2e.close());
+beforeEach(() => e2e.control.reset());
+
+const card = (extra: Record<string, unknown> = {}) => ({ paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD, ...extra });
+
+/** Every charge any emulator holds, whatever gateway: the buyer's view of how often they were charged. */
+async function chargesEverywhere(reference: string) {
+  const all = await e2e.control.ledger();
+  return all.filter((entry) => entry.reference === reference);
+}
+
+describe('a gateway that does not answer is settled at that gateway before any fallback', () => {
+  for (const [gateway, fault] of [['pagarme', 'late'], ['pagarme', 'lose'], ['mercadopago', 'late'], ['pagbank', 'lose']] as const) {
+    test(`${gateway} took the charge but the answer was ${fault === 'late' ? 'too late' : 'lost'}: no fallback, one paid charge in total`, async () => {
+      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['stripe'] });
+      // Aimed at the create itself (Mercado Pago tokenizes the card with an earlier call).
+      await e2e.control.fault(gateway, fault, { latencyMs: 1500, method: 'POST', path: CREATE_PATH[gateway] });
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.gateway, gateway);
+      assert.equal(res.body.data.status, 'approved');
+      assert.equal(res.headers['x-rg-fallback-used'], 'false');
+      const everywhere = await chargesEverywhere(res.body.data.id);
+      assert.deepEqual(everywhere.map((c) => c.gateway), [gateway], 'exactly one charge, at the gateway that took it');
+      assert.equal((await e2e.control.ledger('stripe')).length, 0, 'the fallback never charged');
+    });
+  }
+
+  test('stripe (the answer to the PaymentIntent lost): replayed under the same key, one PaymentIntent', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    await e2e.control.fault('stripe', 'lose', { method: 'POST', path: '/v1/payment_intents' }); // the PaymentMethod call passes
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual((await chargesEverywhere(res.body.data.id)).map((c) => c.gateway), ['stripe']);
+  });
+
+  test('the gateway never saw the request (connection dropped unseen): exactly one charge, by the replay', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    await e2e.control.fault('pagarme', 'reset');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual((await chargesEverywhere(res.body.data.id)).map((c) => c.gateway), ['pagarme']);
+  });
+
+  test('asaas keeps no idempotency keys: a lookup by externalReference finds the charge it took', async () => {
+    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
+    const customer = await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER });
+    await e2e.control.fault('asaas', 'lose');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ customerId: customer.body.data.externalId }) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'asaas');
+    assert.deepEqual((await chargesEverywhere(res.body.data.id)).map((c) => c.gateway), ['asaas']);
+  });
+
+  test('asaas never saw it: the lookup proves it absent and the fallback charges once', async () => {
+    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
+    const customer = await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER });
+    await e2e.control.fault('asaas', 'reset');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ customerId: customer.body.data.externalId }) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'pagarme');
+    assert.deepEqual((await chargesEverywhere(res.body.data.id)).map((c) => c.gateway), ['pagarme']);
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
+    assert.match(stored.body.data.attempts[0].message, /has no charge with reference/);
+  });
+
+  test('lookup failing too: 504 processing, settled by the reconciler later, and the Idempotency-Key retry answers the settled charge', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const headers = { 'idempotency-key': 'order-unknown-1' };
+    await e2e.control.fault('pagarme', 'late', { latencyMs: 1000 });
+    await e2e.control.fault('pagarme', 'http500', { count: 10 }); // the replay and the lookup fail
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    expectError(first, 'GATEWAY_TIMEOUT', 504);
+    assert.match(first.body.error.message, /being confirmed/);
+    const chargeId = first.headers['x-rg-charge-id'] as string;
+    assert.match(chargeId, /^chg_/);
+    const listed = await e2e.call('GET', '/api/v1/charges?status=processing', { key });
+    assert.deepEqual(listed.body.data.map((c: { id: string }) => c.id), [chargeId], 'visible to the operator');
+    assert.equal((await e2e.control.ledger('stripe')).length, 0, 'no fallback after an unknown outcome');
+
+    // Still down: the retry answers "being confirmed" again, never "still processing" for 24 hours.
+    const retryDown = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    expectError(retryDown, 'GATEWAY_TIMEOUT', 504);
+    assert.equal(retryDown.headers['x-rg-charge-id'], chargeId);
+
+    await e2e.control.clearFaults();
+    const report = await e2e.sandbox.app.reconciler.pass();
+    assert.equal(report.settled, 1);
+    const stored = await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key });
+    assert.equal(stored.body.data.status, 'approved');
+    assert.match(stored.body.data.externalId, /^or_/);
+
+    const retry = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.headers['idempotent-replayed'], 'true');
+    assert.equal(retry.body.data.id, chargeId);
+    assert.equal(retry.body.data.status, 'approved');
+    assert.equal((await chargesEverywhere(chargeId)).length, 1, 'one charge in total');
+  });
+
+  test('a processing charge is reconciled first by ?refresh=true and by cancel', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    await e2e.control.fault('pagarme', 'late', { latencyMs: 1000 });
+    await e2e.control.fault('pagarme', 'http500', { count: 10 });
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body: card({ capture: false }) });
+    expectError(first, 'GATEWAY_TIMEOUT', 504);
+    const chargeId = first.headers['x-rg-charge-id'] as string;
+    await e2e.control.clearFaults();
+    const refreshed = await e2e.call('GET', `/api/v1/charges/${chargeId}?refresh=true`, { key });
+    assert.equal(refreshed.status, 200, refreshed.text);
+    assert.equal(refreshed.body.data.status, 'approved');
+    assert.equal(refreshed.body.data.captured, false);
+    const cancelled = await e2e.call('POST', `/api/v1/charges/${chargeId}/cancel`, { key });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.data.status, 'cancelled');
+  });
+});
+
+describe('the request deadline', () => {
+  test('a hung gateway with a 30 s response timeout: the client has its answer by the 1.5 s deadline and the charge stays processing', async (t) => {
+    const slow = await startE2E({ ROUTEGATE_REQUEST_DEADLINE_MS: '1500', ROUTEGATE_RECONCILE_INTERVAL_MS: '0' });
+    t.after(() => slow.close());
+    const key = slow.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] });
+    await slow.control.fault('pagbank', 'hang', { count: 5 });
+    const started = Date.now();
+    const res = await slow.call('POST', '/api/v1/charges', { key, body: card() });
+    const took = Date.now() - started;
+    expectError(res, 'GATEWAY_TIMEOUT', 504);
+    assert.ok(took >= 1400 && took < 2500, `answered after ${took} ms`);
+    assert.match(res.body.error.message, /tried pagbank/);
+    const stored = await slow.call('GET', `/api/v1/charges/${res.headers['x-rg-charge-id']}`, { key });
+    assert.equal(stored.body.data.status, 'processing', 'an abandoned create is unknown, never failed');
+    assert.equal((await slow.control.ledger('pagarme')).length, 0, 'no new attempt after the deadline, no fallback after an unknown outcome');
+  });
+});
+
+describe('currency', () => {
+  test('USD on a BRL-only gateway is skipped with a recorded reason; with no gateway left it is 422 naming the currency', async () => {
+    const onlyBrl = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['mercadopago'] });
+    const refused = await e2e.call('POST', '/api/v1/charges', { key: onlyBrl, body: card({ currency: 'USD' }) });
+    expectError(refused, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
+    assert.match(refused.body.error.message, /USD/);
+    assert.equal((await e2e.control.ledger()).length, 0, 'no gateway was called');
+
+    const withStripe = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const res = await e2e.call('POST', '/api/v1/charges', { key: withStripe, body: card({ currency: 'USD' }) });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'stripe');
+    assert.equal(res.body.data.currency, 'USD');
+    const intent = (await e2e.control.requests('stripe')).find((r) => r.path.startsWith('/v1/payment_intents'))!;
+    assert.equal((intent.body as Record<string, string>).currency, 'usd');
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key: withStripe });
+    assert.equal(stored.body.data.attempts[0].errorCode, 'CURRENCY_NOT_SUPPORTED');
+    assert.match(stored.body.data.attempts[0].message, /pagarme cannot charge credit card in USD/);
+
+    const pixUsd = await e2e.call('POST', '/api/v1/charges', { key: withStripe, body: { paymentMethod: 'pix', amount: 2500, currency: 'USD', customer: CUSTOMER } });
+    expectError(pixUsd, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
+  });
+});
+
+/** A card charge that each gateway can refund partly, with what that gateway needs on every charge. */
+async function refundableCharge(gateway: GatewayId, key: string): Promise<string> {
+  const customerId = gateway === 'asaas' ? (await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId : undefined;
+  const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 10_000, customerId }) });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id;
+}
+
+describe('follow-ups are serialized per charge', () => {
+  for (const gateway of GATEWAY_IDS) {
+    test(`${gateway}: 20 concurrent partial refunds are each applied exactly once and refundedAmount equals the gateway's figure`, async () => {
+      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
+      const id = await refundableCharge(gateway, key);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 100 } })));
+      for (const a of answers) assert.equal(a.status, 201, a.text);
+      const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+      const [atGateway] = (await e2e.control.ledger(gateway)).filter((c) => c.reference === id);
+      assert.equal(atGateway.refunds, 20, 'twenty refunds at the gateway, none replayed away');
+      assert.equal(atGateway.refundedAmount, 2000);
+      assert.equal(stored.body.data.refundedAmount, 2000, 'RouteGate agrees with the gateway');
+      const keys = stored.body.data.attempts.filter((a: { operation: string }) => a.operation === 'refund').map((a: { seq: number }) => a.seq);
+      assert.equal(new Set(keys).size, 20, 'each refund had its own operation number (its own gateway idempotency key)');
+    });
+  }
+
+  test('a refund above what remains is a 400 before any gateway call', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const id = await refundableCharge('pagarme', key);
+    await e2e.control.clearRequests();
+    const res = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 10_001 } });
+    expectError(res, 'VALIDATION_ERROR', 400);
+    assert.equal((await e2e.control.requests('pagarme')).length, 0);
+  });
+
+  test('a refund whose answer is lost is replayed under the same key: applied once', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const id = await refundableCharge('pagarme', key);
+    await e2e.control.fault('pagarme', 'lose');
+    const res = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 700 } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.refundedAmount, 700);
+    const [atGateway] = (await e2e.control.ledger('pagarme')).filter((c) => c.reference === id);
+    assert.equal(atGateway.refundedAmount, 700);
+  });
+});
