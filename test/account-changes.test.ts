@@ -25,7 +25,7 @@ const DOCUMENTED: Record<number, string[]> = {
   422: ['GATEWAY_UNSUPPORTED_OPERATION'],
 };
 
-test('charges, refunds and reads stay correct while credentials, settings, keys and activation change', async () => {
+test('charges, refunds and reads stay correct while credentials, settings, keys and activation change', async (t) => {
   let apiKey = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
   const me = await e2e.call('GET', '/api/v1/clients/me', { key: apiKey });
   const accountId = me.body.data.id as string;
@@ -65,6 +65,16 @@ test('charges, refunds and reads stay correct while credentials, settings, keys 
       check('refund', res);
     }
   };
+  const preAuthorizer = async (captureIt: boolean) => {
+    while (Date.now() < until) {
+      const res = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body: { paymentMethod: 'credit_card', amount: 3000, capture: false, customer: CUSTOMER, creditCard: CARD } });
+      check('pre-authorization', res);
+      if (res.status !== 201) continue;
+      created.push(res.body.data.id);
+      const follow = captureIt ? 'capture' : 'cancel';
+      check(follow, await e2e.call('POST', `/api/v1/charges/${res.body.data.id}/${follow}`, { key: apiKey }));
+    }
+  };
   const reader = async () => {
     while (Date.now() < until) {
       const id = created[created.length - 1];
@@ -91,8 +101,9 @@ test('charges, refunds and reads stay correct while credentials, settings, keys 
       }
     }
   };
-  await Promise.all([charger(0), charger(1), charger(2), charger(3), refunder(), refunder(), reader(), changer()]);
+  await Promise.all([charger(0), charger(1), charger(2), charger(3), refunder(), refunder(), preAuthorizer(true), preAuthorizer(false), reader(), changer()]);
 
+  t.diagnostic(`answers seen: ${JSON.stringify(Object.fromEntries(seen))}`);
   assert.deepEqual(problems, [], `undocumented answers; seen: ${JSON.stringify(Object.fromEntries(seen))}`);
   assert.ok((seen.get('201') ?? 0) > 20, `charges went through meanwhile: ${JSON.stringify(Object.fromEntries(seen))}`);
 
@@ -106,5 +117,6 @@ test('charges, refunds and reads stay correct while credentials, settings, keys 
     assert.equal(atGateway[0].gateway, charge.gateway, `${id}: stored at the gateway that holds it`);
     assert.equal(atGateway[0].refundedAmount, charge.refundedAmount, `${id}: refunded amount agrees with ${charge.gateway}`);
     assert.equal(atGateway[0].amount, charge.amount);
+    assert.equal(atGateway[0].paidAmount, charge.paidAmount, `${id}: paid amount agrees with ${charge.gateway}`);
   }
 });
