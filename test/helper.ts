@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, Client, request as undiciRequest } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app';
 import { loadConfig, type Config } from '../src/config';
@@ -99,6 +99,27 @@ export async function call(base: string, method: string, p: string, opts: CallOp
     parsed = undefined;
   }
   return { status: res.statusCode, headers: res.headers, body: parsed, text };
+}
+
+/**
+ * The request target exactly as given (`call` parses it as a URL, which resolves `%2e%2e` and dot segments
+ * before sending); headers and body as given too.
+ */
+export async function callRaw(base: string, method: string, target: string, opts: { headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+  const client = new Client(base);
+  try {
+    const res = await client.request({ method: method as 'GET', path: target, headers: opts.headers, body: opts.body });
+    const text = await res.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  } finally {
+    await client.close();
+  }
 }
 
 /** The SPEC.md envelope with this code and status, and nothing that looks like a stack trace. */
