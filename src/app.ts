@@ -9,6 +9,7 @@ import { errorHandlerPlugin } from './http/error-handler';
 import { AJV_OPTIONS, registerSchemas, SchemaValidator } from './http/schemas';
 import { registerIpRateLimit, registerKeyRateLimit } from './http/rate-limit';
 import { registerDocs } from './http/docs';
+import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { REDACT_PATHS, requestSerializer } from './lib/redact';
 import { RouteGateError } from './errors';
 import { chargeRoutes } from './charges/routes';
@@ -47,6 +48,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     ajv: { customOptions: AJV_OPTIONS },
     trustProxy: false,
+    frameworkErrors: frameworkErrors(config.production),
+    clientErrorHandler: clientErrorHandler(config.production),
   });
 
   // Mappings compile before anything opens: a broken file stops start-up naming it.

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { Agent, Client, request as undiciRequest } from 'undici';
 import type { FastifyInstance } from 'fastify';
@@ -120,6 +121,32 @@ export async function callRaw(base: string, method: string, target: string, opts
   } finally {
     await client.close();
   }
+}
+
+/** Bytes written to a plain socket, for what no HTTP client sends (an oversized header, a broken request line). */
+export async function callSocket(base: string, bytes: string): Promise<Reply> {
+  const { hostname, port } = new URL(base);
+  const received = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), hostname);
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', (err) => (chunks.length ? resolve(Buffer.concat(chunks).toString('latin1')) : reject(err)));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.write(bytes);
+  });
+  const [head, ...rest] = received.split('\r\n\r\n');
+  const [statusLine, ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  const text = rest.join('\r\n\r\n');
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: parsed, text };
 }
 
 /** The SPEC.md envelope with this code and status, and nothing that looks like a stack trace. */
