@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { RouteGateError } from '../errors';
 
-// The test @fastify/send applies before it answers 403 (which is no RouteGate error, hence a 500).
+// @fastify/send's own test for an upward path, which it answers with a 403 error that has no public code (a 500).
 const UP_PATH = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 
 /** OpenAPI 3 from the same JSON Schemas the routes validate with, and Swagger UI at /docs. */

@@ -10,8 +10,19 @@ export type DB = Database.Database;
  * SQLite creates -wal and -shm with the database file's mode; ones left by an older install are narrowed too.
  */
 function ownerOnly(file: string): void {
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (fs.existsSync(f)) fs.chmodSync(f, 0o600);
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if ((fs.statSync(f).mode & 0o077) !== 0) fs.chmodSync(f, 0o600);
+    } catch (err) {
+      // Absent (no -wal before the first write), or another user's file this process may not narrow.
+      if (!['ENOENT', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  }
 }
 
 /** Open the SQLite file (WAL, foreign keys) and bring its schema up to date. */
