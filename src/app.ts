@@ -9,7 +9,8 @@ import { errorHandlerPlugin } from './http/error-handler';
 import { AJV_OPTIONS, registerSchemas, SchemaValidator } from './http/schemas';
 import { registerIpRateLimit, registerKeyRateLimit } from './http/rate-limit';
 import { registerDocs } from './http/docs';
-import { REDACT_PATHS, requestSerializer } from './lib/redact';
+import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
+import { REDACT_PATHS, clientRequestId, requestSerializer } from './lib/redact';
 import { RouteGateError } from './errors';
 import { chargeRoutes } from './charges/routes';
 import { loadMappings } from './mapping/loader';
@@ -45,12 +46,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     },
     bodyLimit: config.bodyLimit,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
     ajv: { customOptions: AJV_OPTIONS },
     trustProxy: false,
+    frameworkErrors: frameworkErrors(config.production),
+    clientErrorHandler: clientErrorHandler(config.production),
   });
 
   // Mappings compile before anything opens: a broken file stops start-up naming it.

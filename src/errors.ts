@@ -1,6 +1,6 @@
 /**
  * Every public error RouteGate answers with, declared once: code -> HTTP status. SPEC.md's error table
- * plus the few the service needs beyond it (conflict, media type, size, method, internal).
+ * plus the few the service needs beyond it (conflict, media type, sizes, method, timeout, internal).
  */
 export const ERROR_CATALOGUE = {
   VALIDATION_ERROR: 400,
@@ -18,8 +18,11 @@ export const ERROR_CATALOGUE = {
   IDEMPOTENCY_CONFLICT: 409,
   CHARGE_BUSY: 409, // another capture/cancel/refund of the same charge is running
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { Writable } from 'node:stream';
-import { Agent, request as undiciRequest } from 'undici';
+import { Agent, Client, request as undiciRequest } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app';
 import { loadConfig, type Config } from '../src/config';
@@ -99,6 +100,53 @@ export async function call(base: string, method: string, p: string, opts: CallOp
     parsed = undefined;
   }
   return { status: res.statusCode, headers: res.headers, body: parsed, text };
+}
+
+/**
+ * The request target exactly as given (`call` parses it as a URL, which resolves `%2e%2e` and dot segments
+ * before sending); headers and body as given too.
+ */
+export async function callRaw(base: string, method: string, target: string, opts: { headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
+  const client = new Client(base);
+  try {
+    const res = await client.request({ method: method as 'GET', path: target, headers: opts.headers, body: opts.body });
+    const text = await res.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Bytes written to a plain socket, for what no HTTP client sends (an oversized header, a broken request line). */
+export async function callSocket(base: string, bytes: string): Promise<Reply> {
+  const { hostname, port } = new URL(base);
+  const received = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), hostname);
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', (err) => (chunks.length ? resolve(Buffer.concat(chunks).toString('latin1')) : reject(err)));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.write(bytes);
+  });
+  const [head, ...rest] = received.split('\r\n\r\n');
+  const [statusLine, ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+  const text = rest.join('\r\n\r\n');
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: parsed, text };
 }
 
 /** The SPEC.md envelope with this code and status, and nothing that looks like a stack trace. */

@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { RouteGateError } from '../errors';
+
+// @fastify/send's own test for an upward path, which it answers with a 403 error that has no public code (a 500).
+const UP_PATH = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
 
 /** OpenAPI 3 from the same JSON Schemas the routes validate with, and Swagger UI at /docs. */
 export async function registerDocs(app: FastifyInstance, publicUrl: string): Promise<void> {
@@ -17,5 +21,13 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  // In a context of its own so the hook covers only /docs, static files included: a `..` segment (decoded by the
+  // router, so `%2e%2e` too) is refused as the 404 it is before the static file server sees it.
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', async (request) => {
+      const file = (request.params as { '*'?: unknown } | undefined)?.['*'];
+      if (typeof file === 'string' && UP_PATH.test(file)) throw new RouteGateError('NOT_FOUND', 'Not found');
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  });
 }

@@ -21,6 +21,10 @@ export function toRouteGateError(err: FastifyError | Error): RouteGateError {
       return validationError('Request body is empty but content-type is application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return validationError('Content-Length does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return validationError('The URL is malformed: a percent sign must start a valid UTF-8 percent-encoding');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new RouteGateError('URI_TOO_LONG', 'A path segment is longer than any id RouteGate issues (100 characters)');
   }
   const status = e.statusCode ?? 500;
   if (status === 400) {

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { KEY_QUERY_PARAMS } from '../auth/plugin';
 
 /** pino redact paths: API keys, gateway credentials and card data never reach a log line. */
 export const REDACT_PATHS = [
@@ -11,11 +10,23 @@ export const REDACT_PATHS = [
   'secretKey', 'apiKey', 'accessToken', 'token', 'webhookSecret', 'apiKeyPlain',
 ];
 
-const KEY_PARAM_RE = new RegExp(`([?&](?:${KEY_QUERY_PARAMS.map((p) => p.replace(/[-]/g, '\\-')).join('|')})=)[^&#]*`, 'gi');
-
-/** A URL fit for a log line: a key sent in the query string is replaced before anything is written. */
+/**
+ * A URL fit for a log line: the path, and the query string replaced whole. A key sent in the query can sit
+ * under any name, in any case, percent-encoded (`?token=`, `?api%5Fkey=`), so no list of names is safe;
+ * no route of ours needs its query in the log to be understood.
+ */
 export function safeUrl(url: string): string {
-  return url.replace(KEY_PARAM_RE, '$1[REDACTED]');
+  const q = url.indexOf('?');
+  return q === -1 ? url : `${url.slice(0, q)}?[REDACTED]`;
+}
+
+/**
+ * A client's `x-request-id` is bound to every log line of its request, so one holding an API key is not
+ * taken; nor is one absent or malformed. The caller then generates one.
+ */
+export function clientRequestId(given: unknown): string | undefined {
+  if (typeof given !== 'string' || !/^[\w.:-]{1,128}$/.test(given)) return undefined;
+  return /tk_[A-Za-z0-9]{32}/.test(given) ? undefined : given;
 }
 
 export const requestSerializer = (req: FastifyRequest) => ({

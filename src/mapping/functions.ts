@@ -51,7 +51,8 @@ export function mappingFunctions(statusTable: Record<string, string>): Record<st
     firstName,
     lastName,
     /** Native status -> normalized status from mappings/<gateway>/status.json; undefined when unknown. */
-    status: (native: unknown) => (typeof native === 'string' ? statusTable[native] : undefined),
+    // Own keys only: a gateway status such as `constructor` is unknown, not Object's constructor.
+    status: (native: unknown) => (typeof native === 'string' && Object.hasOwn(statusTable, native) ? statusTable[native] : undefined),
     statusTable,
   };
 }

@@ -1,0 +1,250 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import fc from 'fast-check';
+import { Client } from 'undici';
+import type { FastifyInstance } from 'fastify';
+import { startService, call, callSocket, expectError, type Service } from './helper';
+import { ERROR_CATALOGUE } from '../src/errors';
+import { GATEWAY_IDS } from '../src/gateways/registry-ids';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+
+// Arbitrary requests over every route and method of the app, over real HTTP: RouteGate itself never answers
+// 500, every error is the SPEC.md envelope, and neither the log nor the database holds the API key or a card
+// number the fuzzer sent. Bounded: FUZZ_RUNS requests (default 1000) plus 12 over a raw socket, a few seconds;
+// FUZZ_SEED replays a run (fast-check prints the seed of a failing one).
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+// Luhn-valid numbers no other test or emulator uses, so finding one means this test sent it.
+const CARDS = ['4916338506082832', '5425233430109903', '376680816376961', '6011000990139424'];
+
+interface Route { method: string; url: string }
+
+/** Every route and method, read from the router's radix tree (printRoutes: a path is its nodes joined), not listed by hand. */
+function listRoutes(app: FastifyInstance): Route[] {
+  const routes: Route[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes().split('\n')) {
+    const m = /^([│ ]*)[├└]── (.*?)(?: \(([^)]*)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1].length / 4;
+    stack.length = depth;
+    const url = (stack[depth - 1] ?? '') + m[2];
+    stack.push(url);
+    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) routes.push({ method, url });
+  }
+  return routes;
+}
+
+let svc: Service;
+let key: string;
+let routes: Route[];
+let chargeId = 'none';
+let client: Client;
+
+async function unusedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+before(async () => {
+  const port = await unusedPort();
+  const env: Record<string, string> = { ROUTEGATE_RATE_LIMIT: '10000000', ROUTEGATE_LOG_LEVEL: 'trace', ROUTEGATE_GATEWAY_TIMEOUT_MS: '2000' };
+  for (const id of GATEWAY_IDS) env[`ROUTEGATE_${id.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
+  svc = await startService(env);
+  key = svc.createAccount('Loja Fuzz', 'fuzz@example.com').apiKey;
+  for (const gateway of GATEWAY_IDS) {
+    const res = await call(svc.url, 'POST', '/api/v1/credentials', { key, body: { gateway, credentials: SANDBOX_CREDENTIALS[gateway] } });
+    assert.equal(res.status, 201, res.text);
+  }
+  await call(svc.url, 'PATCH', '/api/v1/clients/settings', { key, body: { primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] } });
+  // A charge row to aim follow-ups at: the gateway is unreachable, so it fails, but it exists.
+  const charge = await call(svc.url, 'POST', '/api/v1/charges', { key, body: { paymentMethod: 'pix', amount: 1000 } });
+  assert.equal(charge.status, 502, charge.text);
+  chargeId = String(charge.headers['x-rg-charge-id']);
+  routes = listRoutes(svc.app);
+  client = new Client(svc.url);
+});
+after(async () => {
+  await client?.close();
+  await svc?.close();
+});
+
+// ---- arbitraries -------------------------------------------------------------------------------------------
+
+const NASTY = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '%2e%2e', '..', '.', '%2e%2e%2f%2e%2e',
+  '%2e%2e/%2e%2e/package.json', '..%2f..%2fpackage.json', '%', '%zz', '%E0%A4%A', '%00', '%2F', '%C0%AE', '%ff', '~', '*', ':id', ''];
+const GATEWAYS = [...GATEWAY_IDS, 'gateway_1', 'gateway_5', 'pagseguro', 'STRIPE', ' stripe '];
+const lazy = <T>(get: () => T) => fc.constant(null).map(get);
+const weighted = <T>(...pairs: Array<[number, fc.Arbitrary<T>]>) => fc.oneof(...pairs.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+
+const segment = (): fc.Arbitrary<string> => weighted(
+  [3, fc.constantFrom(...NASTY, ...GATEWAYS)],
+  [3, lazy(() => chargeId)],
+  [2, fc.string({ maxLength: 30 }).map(encodeURIComponent)],
+  [2, fc.stringMatching(/^[!-~]{1,20}$/).filter((s) => !s.includes('?') && !s.includes('#'))],
+  [1, fc.integer({ min: 90, max: 3000 }).map((n) => 'a'.repeat(n))],
+);
+
+const keyOrCard = fc.oneof(lazy(() => key), fc.constantFrom(...CARDS));
+const queryName = fc.oneof(
+  fc.constantFrom('token', 'api_key', 'api%5Fkey', 'API_KEY', 'Api-Key', 'x-api-key', 'apiKey', 'key', '%61pi_key', 'access_token',
+    'limit', 'cursor', 'status', 'gateway', 'refresh', '__proto__', 'constructor', '__proto__[x]', 'a[b]', 'card', 'number'),
+  fc.string({ maxLength: 12 }).map(encodeURIComponent),
+);
+const queryValue = fc.oneof(keyOrCard, fc.constantFrom('true', '20', '0', '101', 'approved', ...NASTY, ...GATEWAYS), fc.string({ maxLength: 40 }).map(encodeURIComponent));
+const queryString = weighted(
+  [2, fc.constant('')],
+  [1, fc.array(fc.tuple(queryName, queryValue), { minLength: 1, maxLength: 4 }).map((pairs) => '?' + pairs.map(([n, v]) => `${n}=${v}`).join('&'))],
+);
+
+const headerValue = fc.oneof(fc.constantFrom(...NASTY, ...GATEWAYS, ''), fc.stringMatching(/^[\x20-\x7e]{0,60}$/));
+const contentType = weighted(
+  [6, fc.constant('application/json')],
+  [2, fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=utf-16', 'application/json;;', 'application/jsonx')],
+  [2, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '*/*', 'constructor', 'application/__proto__', '')],
+);
+const headers = fc.record({
+  'x-rg-gateway': headerValue,
+  'x-payload-format': fc.oneof(headerValue, fc.constantFrom('native', 'normalized', 'raw', 'full', 'stripe')),
+  'idempotency-key': fc.oneof(headerValue, fc.uuid(), fc.integer({ min: 256, max: 400 }).map((n) => 'k'.repeat(n))),
+  'x-request-id': fc.oneof(headerValue, lazy(() => key)),
+  accept: fc.constantFrom('application/json', 'text/html', '*/*', 'constructor'),
+}, { requiredKeys: [] });
+
+// Bodies: mostly ones that pass the route's schema, so handlers, the orchestrator and the store are reached.
+const gatewayField = weighted([4, fc.constantFrom(...GATEWAY_IDS, 'gateway_2', 'pagseguro')], [1, fc.constantFrom('__proto__', 'constructor', 'toString', ' Stripe ')]);
+const validCard = fc.record({
+  number: fc.constantFrom(...CARDS), holderName: fc.constant('MARIA SOUZA'), expMonth: fc.integer({ min: 1, max: 12 }), expYear: fc.constant(2030),
+  cvv: fc.constantFrom('123', '9731'), installments: fc.integer({ min: 1, max: 12 }),
+}, { requiredKeys: ['number', 'holderName', 'expMonth', 'expYear', 'cvv'] });
+const validCustomer = fc.record({ name: fc.constant('Maria Souza'), email: fc.constant('maria@example.com'), document: fc.constantFrom('12345678909', '12345678000195') });
+const validCharge = fc.record({
+  gateway: fc.constantFrom(...GATEWAY_IDS, 'gateway_4', 'pagseguro'), paymentMethod: fc.constantFrom('credit_card', 'debit_card', 'pix', 'boleto'),
+  amount: fc.integer({ min: 100, max: 100_000 }), capture: fc.boolean(), creditCard: validCard, customer: validCustomer,
+  customerId: fc.constantFrom('cus_1', '__proto__'), currency: fc.constantFrom('BRL', 'USD'),
+}, { requiredKeys: ['paymentMethod', 'amount', 'creditCard', 'customer'] });
+const mangledCharge = fc.record({
+  gateway: gatewayField, paymentMethod: fc.constantFrom('credit_card', 'debit_card', 'pix', 'boleto', 'constructor'),
+  amount: fc.oneof(fc.integer({ min: 100, max: 100_000 }), fc.constantFrom(0, -1, 1.5, 1e20, '1000')), currency: fc.constantFrom('BRL', 'USD', 'brl', '__proto__'),
+  capture: fc.boolean(), creditCard: fc.oneof(validCard, fc.record({ number: fc.constantFrom(...CARDS), cvv: fc.constant('abc') }), fc.record({ token: fc.constantFrom('tok_visa', '__proto__') })),
+  customer: validCustomer, customerId: segment(), description: fc.string({ maxLength: 20 }),
+  split: fc.array(fc.record({ type: fc.constantFrom('flat', 'percentage'), amount: fc.nat(), recipient_id: fc.constantFrom('re_1', '__proto__') }), { maxLength: 2 }),
+}, { requiredKeys: [] });
+const settingsBody = fc.record({
+  primaryGateway: fc.oneof(gatewayField, fc.constant(null)), gatewayFallbacks: fc.uniqueArray(gatewayField, { maxLength: 4 }),
+  compatibilityMode: fc.oneof(gatewayField, fc.constant(null)), responseFormat: fc.constantFrom('full', 'normalized', 'raw', 'native', '__proto__'),
+  webhookForwardUrl: fc.constantFrom('https://example.com/hook', 'javascript:x', null),
+}, { requiredKeys: [] });
+const credentialsBody = fc.record({
+  gateway: gatewayField,
+  credentials: fc.oneof(fc.constantFrom(...Object.values(SANDBOX_CREDENTIALS)),
+    fc.dictionary(fc.constantFrom('secretKey', 'apiKey', 'token', 'accessToken', 'webhookSecret', '__proto__', 'constructor'), fc.string({ maxLength: 20 }))),
+}, { requiredKeys: [] });
+const amountBody = fc.record({ amount: fc.oneof(fc.integer({ min: 1, max: 200_000 }), fc.constantFrom(-1, 1.5, '100', null)) }, { requiredKeys: [] });
+
+function bodyFor(route: Route): fc.Arbitrary<string | undefined> {
+  const shaped: Array<[number, fc.Arbitrary<unknown>]> = route.url.endsWith('/charges') ? [[4, validCharge], [3, mangledCharge]]
+    : route.url.endsWith('/settings') ? [[5, settingsBody]]
+    : route.url.endsWith('/credentials') ? [[5, credentialsBody]]
+    : route.url.endsWith('/customers') ? [[4, fc.record({ gateway: gatewayField }, { requiredKeys: [] }).map((g) => ({ ...g, name: 'Maria Souza', email: 'maria@example.com', document: '12345678909' }))]]
+    : /capture|refunds/.test(route.url) ? [[4, amountBody]]
+    : [];
+  return weighted<string | undefined>(
+    ...shaped.map(([w, a]): [number, fc.Arbitrary<string | undefined>] => [w, a.map((v) => JSON.stringify(v))]),
+    [1, fc.constant(undefined)],
+    [1, fc.jsonValue().map((v) => JSON.stringify(v))],
+    [1, fc.constantFrom('{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '{', '[]', 'null', '""', '{"amount":1e999}', `{"a":"${'x'.repeat(2000)}"}`)],
+    [1, fc.string({ maxLength: 60 })],
+  );
+}
+
+interface FuzzRequest { route: string; method: string; path: string; headers: Record<string, string>; body?: string }
+
+// The API's routes more often than /docs and /health, POST /charges (the money path) most.
+const routeWeight = (r: Route) => (r.method === 'POST' && r.url.endsWith('/charges') ? 12 : r.url.startsWith('/api/') ? 3 : 1);
+const request: fc.Arbitrary<FuzzRequest> = lazy(() => routes).chain((all) => weighted(...all.map((r): [number, fc.Arbitrary<Route>] => [routeWeight(r), fc.constant(r)]))).chain((route) => fc.record({
+  method: weighted([5, fc.constant(route.method)], [1, fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD')]),
+  params: fc.array(segment(), { minLength: 3, maxLength: 3 }),
+  suffix: weighted([6, fc.constant('')], [1, fc.constantFrom('/', '//', '/%2e%2e', '/../x', '/__proto__')], [1, segment().map((s) => `/${s}`)]),
+  query: queryString,
+  headers,
+  contentType,
+  auth: fc.constantFrom('valid', 'valid', 'valid', 'none', 'odd'),
+  oddKey: fc.oneof(headerValue, lazy(() => `${key} `), lazy(() => key.toUpperCase()), lazy(() => key.slice(0, -1))),
+  body: bodyFor(route),
+}).map((r) => {
+  let i = 0;
+  // Raw on the wire except what HTTP/1.1 cannot carry in a request target (spaces, control characters).
+  const path = (route.url.replace(/:[A-Za-z0-9_]+|\*/g, () => r.params[i++]) + r.suffix + r.query).replace(/[^\x21-\x7e]/g, encodeURIComponent);
+  const h: Record<string, string> = { ...r.headers };
+  if (r.auth === 'valid') h['x-api-key'] = key;
+  if (r.auth === 'odd') h['x-api-key'] = r.oddKey;
+  const body = r.method === 'GET' || r.method === 'HEAD' ? undefined : r.body;
+  if (body !== undefined) h['content-type'] = r.contentType;
+  return { route: `${route.method} ${route.url}`, method: r.method, path: path.startsWith('/') ? path : `/${path}`, headers: h, body };
+}));
+
+// ---- the property ------------------------------------------------------------------------------------------
+
+const GATEWAY_FAILURES = new Set(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT', 'GATEWAY_ERROR']);
+
+async function send(r: FuzzRequest): Promise<{ status: number; contentType: string; text: string }> {
+  const res = await client.request({ method: r.method as 'GET', path: r.path, headers: r.headers, body: r.body });
+  return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text: await res.body.text() };
+}
+
+function assertAnswer(r: FuzzRequest, res: { status: number; contentType: string; text: string }): void {
+  const what = `${r.method} ${r.path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
+  assert.notEqual(res.status, 500, what);
+  if (res.status < 400 || r.method === 'HEAD') return;
+  assert.match(res.contentType, /^application\/json/, what);
+  const parsed = JSON.parse(res.text) as { success: unknown; error: { code: unknown; message: unknown } };
+  assert.equal(parsed.success, false, what);
+  assert.deepEqual(Object.keys(parsed).sort(), ['error', 'success'], what);
+  assert.ok(Object.keys(parsed.error).every((k) => ['code', 'message', 'gateway', 'details'].includes(k)), what);
+  assert.ok(typeof parsed.error.code === 'string' && Object.hasOwn(ERROR_CATALOGUE, parsed.error.code), what);
+  assert.ok(typeof parsed.error.message === 'string' && parsed.error.message.length > 0, what);
+  assert.doesNotMatch(res.text, /at .+\.(js|ts):\d+/, what);
+  if (res.status >= 500) assert.ok(GATEWAY_FAILURES.has(parsed.error.code as string), `only gateway failures may be 5xx: ${what}`);
+}
+
+test('fuzzed requests on every route never get a 500, always get the error envelope, and leak no key or card', async () => {
+  assert.ok(routes.length >= 15, `routes read from the app: ${routes.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  const tried = new Set<string>();
+  await fc.assert(fc.asyncProperty(request, async (r) => {
+    tried.add(r.route);
+    assertAnswer(r, await send(r));
+  }), { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true });
+  if (RUNS >= 500) assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).filter((r) => !tried.has(r)), [], 'every route was tried');
+
+  const logs = svc.logs.join('');
+  assert.ok(logs.includes('incoming request'), 'requests were logged');
+  const files = [svc.dbPath, `${svc.dbPath}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('');
+  assert.ok(files.length > 0);
+  for (const secret of [key, ...CARDS]) {
+    assert.ok(!logs.includes(secret), `the log holds ${secret.slice(0, 6)}…`);
+    assert.ok(!files.includes(secret), `the database holds ${secret.slice(0, 6)}…`);
+  }
+});
+
+test('oversized request lines and headers over a raw socket get 431 in the envelope, and their bytes reach no log', async () => {
+  const before = svc.logs.length;
+  await fc.assert(fc.asyncProperty(
+    fc.constantFrom('url', 'header', 'headers'), fc.integer({ min: 17_000, max: 120_000 }), fc.constantFrom('GET', 'POST', 'DELETE'), keyOrCard,
+    async (where, size, method, secret) => {
+      const filler = 'a'.repeat(size);
+      const target = where === 'url' ? `/api/v1/charges?token=${secret}&x=${filler}` : '/api/v1/clients/me';
+      const extra = where === 'header' ? `x-big: ${filler}\r\n` : where === 'headers' ? Array.from({ length: size / 20 }, (_, i) => `x-h${i}: ${secret}\r\n`).join('') : '';
+      const res = await callSocket(svc.url, `${method} ${target} HTTP/1.1\r\nHost: x\r\nx-api-key: ${secret}\r\n${extra}\r\n`);
+      expectError(res, 'HEADERS_TOO_LARGE', 431);
+    },
+  ), { numRuns: 12, seed: SEED, endOnFailure: true, includeErrorInReport: true });
+  const logs = svc.logs.slice(before).join('');
+  for (const secret of [key, ...CARDS]) assert.ok(!logs.includes(secret), `the log holds ${secret.slice(0, 6)}…`);
+});
