@@ -92,14 +92,17 @@ export async function call(base: string, method: string, p: string, opts: CallOp
     headers['content-type'] ??= 'application/json';
   }
   const res = await undiciRequest(base + p, { method: method as 'GET', headers, body, dispatcher: opts.localAddress ? agentFor(opts.localAddress) : undefined });
-  const text = await res.body.text();
+  return toReply(res.statusCode, res.headers, await res.body.text());
+}
+
+function toReply(status: number, headers: Reply['headers'], text: string): Reply {
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
   }
-  return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  return { status, headers, body: parsed, text };
 }
 
 /**
@@ -110,14 +113,7 @@ export async function callRaw(base: string, method: string, target: string, opts
   const client = new Client(base);
   try {
     const res = await client.request({ method: method as 'GET', path: target, headers: opts.headers, body: opts.body });
-    const text = await res.body.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+    return toReply(res.statusCode, res.headers, await res.body.text());
   } finally {
     await client.close();
   }

@@ -208,7 +208,9 @@ export class ChargeService {
             record.message = `${record.message}; ${settled.proof}`.slice(0, 500);
             pending.push(() => store.charges.finishAttempt(charge.id, record));
             lastFailure = { err: toPublicError(err, step.gateway), gateway: step.gateway };
-            continue; // proven absent: the fallback cannot charge twice
+            // Proven absent: the fallback rule applies as to any refusal, and cannot charge twice.
+            if (FALLBACK_ON[err.kind]) continue;
+            break;
           }
         }
         pending.push(() => store.charges.finishAttempt(charge.id, failureAttempt(base, failure, started)));
@@ -395,7 +397,19 @@ export class ChargeService {
         await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
         return { charge: store.charges.getById(charge.id)!, raw: err.info.body };
       }
-      await record(failureAttempt(base, err, started, isAmbiguous(err) ? 'unknown' : undefined));
+      const failed = failureAttempt(base, err, started, isAmbiguous(err) ? 'unknown' : undefined);
+      let patch: ChargePatch | undefined;
+      if (op !== 'retrieve') {
+        // The call may have moved money before failing (a refund accepted, then its read-back failed): the stored
+        // amounts follow a fresh read, or, if that fails too, the next operation re-reads before anything else.
+        try {
+          patch = patchFromGateway(charge, (await adapter.retrieveCharge(ctx, ref)).normalized);
+          if (failed.outcome === 'unknown') failed.outcome = 'reconciled';
+        } catch {
+          failed.outcome = 'unknown';
+        }
+      }
+      await record(failed, patch);
       return { charge: store.charges.getById(charge.id)!, error: toPublicError(err, gateway) };
     }
   }
