@@ -95,7 +95,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     installAuth(api, store);
     await registerKeyRateLimit(api, { max: config.rateLimit });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
-    await api.register(chargeRoutes, { store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs });
+    await api.register(chargeRoutes, { store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs,
+      wire: config.wire, publicUrl: config.publicUrl,
+    });
   }, { prefix: '/api/v1' });
 
   return app;

@@ -16,6 +16,8 @@ import { RouteGateError, validationError } from '../errors';
 import { FALLBACK_ON, FALLBACK_ON_SKIP, toPublicError, type SkipReason } from './outcomes';
 import { planAttempts, type PlannedAttempt } from './router';
 import { rgHeaders } from './response-format';
+import { wireContext } from './wire-context';
+import { applyDetails } from './details';
 
 export interface GatewayDeps {
   store: Store;
@@ -24,6 +26,9 @@ export interface GatewayDeps {
   http: GatewayHttp;
   gatewayUrls: Record<GatewayId, string>;
   timeoutMs: number;
+  /** Wire settings and the public URL the account's webhook URLs start with (src/config.ts). */
+  wire?: import('../gateways/types').WireSettings;
+  publicUrl?: string;
 }
 
 export interface ChargeResult {
@@ -46,6 +51,7 @@ export function callContext(deps: GatewayDeps, accountId: string, gateway: Gatew
   return {
     gateway, baseUrl: deps.gatewayUrls[gateway], credentials, http: deps.http, mappings: deps.mappings.get(gateway)!,
     idempotencyKey, chargeId, timeoutMs: deps.timeoutMs,
+    ...wireContext(deps, accountId, gateway),
   };
 }
 
@@ -63,6 +69,7 @@ function applyNormalized(c: ChargeRecord, n: NormalizedChargeResult): void {
   c.boletoBarcode = n.boletoBarcode ?? c.boletoBarcode;
   if (n.refs) c.refs = { ...(c.refs ?? {}), ...n.refs };
   c.declineCode = n.declineCode ?? null;
+  applyDetails(c, n);
 }
 
 function failureAttempt(seq: number, operation: string, gateway: string, err: unknown, started: number): AttemptRecord {
@@ -87,11 +94,14 @@ function assertSupported(c: ChargeRecord, op: ChargeOperation): void {
   }
 }
 
-const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORTED_OPERATION'> = {
+const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'VALIDATION_ERROR'> = {
   MISSING_CREDENTIALS: 'MISSING_CREDENTIALS',
   GATEWAY_UNSUPPORTED_OPERATION: 'GATEWAY_UNSUPPORTED_OPERATION',
   CARD_TOKEN_NOT_PORTABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
   SPLIT_RECIPIENT_UNAVAILABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
+  RAW_CARD_NOT_ACCEPTED: 'GATEWAY_UNSUPPORTED_OPERATION',
+  AUTHENTICATION_REQUIRED: 'GATEWAY_UNSUPPORTED_OPERATION',
+  MISSING_PAYER_DATA: 'VALIDATION_ERROR',
 };
 
 /** Creates charges across the primary and fallbacks, and runs follow-up operations on stored charges. */
@@ -109,6 +119,7 @@ export class ChargeService {
       refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null, declineCode: null, errorCode: null,
       errorMessage: null, createdAt: now, updatedAt: now,
     };
+    charge.metadata = request.metadata ?? null;
     await store.commit(() => store.charges.insert(charge));
     try {
       return await this.attempt(charge, plan, account);

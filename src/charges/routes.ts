@@ -47,7 +47,7 @@ export async function chargeRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
   }, async (request, reply) => {
     const settings = deps.store.accounts.settings(request.account.id);
     const body = request.body;
-    const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true };
+    const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true, clientIp: request.ip };
     const result = await charges.create(request.account, settings, charge);
     return send(reply, result, settings.responseFormat, 201);
   });
