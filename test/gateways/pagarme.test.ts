@@ -62,7 +62,7 @@ describe('pagarme adapter against the emulator', () => {
   });
 
   test('debit card is sent as debit_card and normalized as such', async () => {
-    const out = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'debit_card' }));
+    const out = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'debit_card', debitCard: { authentication: { eci: '05', cavv: 'AAAB' } } }));
     assert.equal(out.normalized.paymentMethod, 'debit_card');
     assert.equal(out.normalized.status, 'approved');
     const sent = (await h.control.lastRequest('pagarme'))!.body as any;
@@ -199,6 +199,21 @@ describe('pagarme adapter against the emulator', () => {
 });
 
 describe('pagarme emulator', () => {
+  test('what the real API refuses: debit without 3-D Secure and boleto without address are 422; pix without a phone fails with 412', async () => {
+    const debit = await failure(pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'debit_card' })));
+    assert.equal(debit.kind, 'invalid_request');
+    assert.equal(debit.info.status, 422);
+    assert.ok((debit.info.body as any).errors['order.payments[0].debit_card.authentication']);
+    const { address: _a, ...noAddress } = CUSTOMER;
+    const boleto = await failure(pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'boleto', creditCard: undefined, customer: noAddress, boleto: {} })));
+    assert.equal(boleto.info.status, 422);
+    assert.ok((boleto.info.body as any).errors['order.customer.address']);
+    const { phone: _p, ...noPhone } = CUSTOMER;
+    const pix = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'pix', creditCard: undefined, customer: noPhone }));
+    assert.equal(pix.normalized.status, 'failed');
+    assert.equal((pix.raw as any).charges[0].last_transaction.gateway_response.errors[0].message, 'At least one customer phone is required.');
+  });
+
   test('token flow: a card token is single use and the order charges the tokenized card', async () => {
     const base = h.emulators.gatewayUrl('pagarme');
     const res = await fetch(`${base}/core/v5/tokens?appId=pk_test_abc`, {
