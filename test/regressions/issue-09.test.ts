@@ -200,6 +200,24 @@ describe('payer data: validated before any call, required where the real API req
     });
   }
 
+  test('metadata within Stripe limits once RouteGate adds its two keys: 48 keys, 40-character keys, 500-character string values', async () => {
+    const key = e2e.account({ primaryGateway: 'stripe' });
+    const tooMany = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [tooMany, 'metadata'], [{ ['k'.repeat(41)]: 'v' }, 'metadata'], [{ note: 'x'.repeat(501) }, 'metadata.note'], [{ n: 1 }, 'metadata.n'],
+    ];
+    for (const [metadata, field] of bad) {
+      const res = await post(key, { paymentMethod: 'pix', amount: 1999, customer: CUSTOMER, metadata });
+      expectError(res, 'VALIDATION_ERROR', 400);
+      assert.ok(res.body.error.details.errors.some((e: { field: string }) => e.field === field), res.text);
+    }
+    const ok = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`${'k'.repeat(38)}${String(i).padStart(2, '0')}`, 'x'.repeat(500)]));
+    const res = await post(key, { paymentMethod: 'pix', amount: 1999, customer: CUSTOMER, metadata: ok });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.data.metadata, ok);
+    assert.equal(Object.keys(((await e2e.control.lastRequest('stripe'))!.body as any).metadata).length, 50, 'the most Stripe takes');
+  });
+
   test('customers validate the document the same way', async () => {
     const key = e2e.account({ primaryGateway: 'stripe' });
     const res = await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER, document: '12345678900' } });
