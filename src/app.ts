@@ -72,7 +72,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const http = new GatewayHttp({ connectTimeoutMs: config.connectTimeoutMs });
   const gatewayDeps: GatewayDeps = {
     store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs, requestDeadlineMs: config.requestDeadlineMs,
-    reconcileBackoffMs: config.reconcileBackoffMs,
+    reconcileBackoffMs: config.reconcileBackoffMs, wire: config.wire, publicUrl: config.publicUrl,
   };
   const charges = new ChargeService(gatewayDeps);
   const reconciler = new Reconciler(store, charges, app.log, { intervalMs: config.reconcileIntervalMs });

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { GATEWAY_IDS, type GatewayId } from './gateways/registry-ids';
 import { ADAPTER_BASE_URLS } from './gateways/base-urls';
 import { MAPPINGS_DIR } from './lib/paths';
+import { parseWireSettings, WireSettingError } from './gateways/wire';
+import type { WireSettings } from './gateways/types';
 
 export interface Config {
   port: number;
@@ -24,6 +26,8 @@ export interface Config {
   nodeEnv: string;
   production: boolean;
   logLevel: string;
+  /** ROUTEGATE_PAGBANK_AMOUNT_UNIT, ROUTEGATE_STRIPE_API_VERSION: real API vs SPEC.md wire choices. */
+  wire: WireSettings;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -107,11 +111,24 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayUrls[id] = httpUrl(name, env[name]?.trim() || ADAPTER_BASE_URLS[id]);
   }
   const mappingsDir = resolveMappingsDir(env);
+  const wire = wireSettings(env);
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
+    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, wire, warnings,
   };
+}
+
+// ---- wire settings (DESIGN.md: the wire follows the real API; SPEC.md's variant is one setting away) ----
+// ROUTEGATE_PAGBANK_AMOUNT_UNIT: cents (default, PagBank's Orders API) | reais (SPEC.md's profile).
+// ROUTEGATE_STRIPE_API_VERSION: Stripe-Version pinned on every Stripe call (default: what the mappings follow).
+function wireSettings(env: Env) {
+  try {
+    return parseWireSettings(env);
+  } catch (err) {
+    if (err instanceof WireSettingError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /**

@@ -53,7 +53,11 @@ export class RouteGateError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { status?: number; gateway?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown } = {},
+    readonly extra: {
+      status?: number; gateway?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown;
+      /** Declines: the normalized decline code the message starts with (SPEC.md's five). */
+      declineCode?: string;
+    } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'RouteGateError';
@@ -71,13 +75,14 @@ export class RouteGateError extends Error {
 
 export interface ErrorEnvelope {
   success: false;
-  error: { code: ErrorCode; message: string; gateway?: string; details?: ErrorDetails };
+  error: { code: ErrorCode; message: string; gateway?: string; declineCode?: string; details?: ErrorDetails };
 }
 
 /** The SPEC.md envelope. `details` only outside production. */
 export function envelope(err: RouteGateError, production: boolean): ErrorEnvelope {
   const body: ErrorEnvelope = { success: false, error: { code: err.code, message: err.message } };
   if (err.gateway) body.error.gateway = err.gateway;
+  if (err.extra.declineCode) body.error.declineCode = err.extra.declineCode;
   if (!production && err.details) body.error.details = err.details;
   return body;
 }

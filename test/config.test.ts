@@ -41,3 +41,11 @@ test('bad values stop start-up naming the variable', () => {
 test('production requires ROUTEGATE_MASTER_KEY', () => {
   assert.throws(() => loadConfig({ ROUTEGATE_DB: base.ROUTEGATE_DB, NODE_ENV: 'production' }), /required when NODE_ENV=production/);
 });
+
+test('wire settings: PagBank cents and the pinned Stripe version by default; reais and another version when set; bad values stop start-up', () => {
+  assert.deepEqual(loadConfig(base).wire, { pagbankAmountUnit: 'cents', stripeApiVersion: '2026-07-29.dahlia' });
+  const set = loadConfig({ ...base, ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais', ROUTEGATE_STRIPE_API_VERSION: '2026-10-28.endive' }).wire;
+  assert.deepEqual(set, { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-10-28.endive' });
+  assert.throws(() => loadConfig({ ...base, ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'centavos' }), (e: Error) => e instanceof ConfigError && /ROUTEGATE_PAGBANK_AMOUNT_UNIT must be cents or reais/.test(e.message));
+  assert.throws(() => loadConfig({ ...base, ROUTEGATE_STRIPE_API_VERSION: 'latest' }), (e: Error) => e instanceof ConfigError && /ROUTEGATE_STRIPE_API_VERSION/.test(e.message));
+});

@@ -1,3 +1,4 @@
+import { pagbankAmountUnit } from '../src/gateways/pagbank';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMappings } from '../src/mapping/loader';
@@ -37,7 +38,8 @@ const PRE_AUTH: Record<GatewayId, string> = {
 };
 
 const evaluate = (gateway: GatewayId, status: string) =>
-  mappings.get(gateway)!.evaluate<{ status: string; captured?: boolean }>('charge.response', { response: BODY[gateway](status), extra: { paymentMethod: 'credit_card' } });
+  mappings.get(gateway)!.evaluate<{ status: string; captured?: boolean }>('charge.response', { response: BODY[gateway](status), extra: { paymentMethod: 'credit_card' } },
+    gateway === 'pagbank' ? { amountUnit: pagbankAmountUnit() } : {}); // the adapter binds PagBank's unit
 
 for (const gateway of Object.keys(SPEC_ROWS) as GatewayId[]) {
   test(`${gateway}: every SPEC.md native status comes out of charge.response as its normalized status`, async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { GATEWAY_IDS, resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
+import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
+import { webhookUrls } from './webhook-urls';
 import { RouteGateError } from '../errors';
 import type { Store } from '../store';
 import type { CredentialVault } from './credential-vault';
@@ -23,10 +24,12 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
     schema: { tags: ['account'], summary: 'The account behind the API key', response: { 200: { $ref: 'client-response#' }, ...errorResponses } },
   }, async (request) => {
     const a = request.account;
-    const webhookUrls = Object.fromEntries(GATEWAY_IDS.map((g) => [g, `${publicUrl}/api/v1/webhooks/${g}/${a.webhookToken}`]));
     return {
       success: true,
-      data: { id: a.id, name: a.name, email: a.email, webhookToken: a.webhookToken, webhookUrls, settings: store.accounts.settings(a.id) },
+      data: {
+        id: a.id, name: a.name, email: a.email, webhookToken: a.webhookToken, webhookUrls: webhookUrls(publicUrl, a.webhookToken),
+        settings: store.accounts.settings(a.id),
+      },
     };
   });
 

@@ -8,6 +8,7 @@ export interface SettingsPatch {
   compatibilityMode?: string | null;
   responseFormat?: SettingsRow['responseFormat'];
   webhookForwardUrl?: string | null;
+  stripeRawCardData?: boolean;
 }
 
 /**
@@ -21,6 +22,7 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
   if (patch.compatibilityMode !== undefined) next.compatibilityMode = patch.compatibilityMode === null ? null : resolveGatewayId(patch.compatibilityMode)!;
   if (patch.responseFormat !== undefined) next.responseFormat = patch.responseFormat;
   if (patch.webhookForwardUrl !== undefined) next.webhookForwardUrl = patch.webhookForwardUrl;
+  if (patch.stripeRawCardData !== undefined) next.stripeRawCardData = patch.stripeRawCardData;
   if (patch.gatewayFallbacks !== undefined) {
     next.gatewayFallbacks = patch.gatewayFallbacks.map((g) => resolveGatewayId(g)!);
     const seen = new Set<string>();

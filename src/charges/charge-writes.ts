@@ -19,6 +19,11 @@ export function patchFromGateway(current: Pick<ChargeRecord, 'refs'>, n: Normali
   if (n.boletoUrl) patch.boletoUrl = n.boletoUrl;
   if (n.boletoBarcode) patch.boletoBarcode = n.boletoBarcode;
   if (n.refs) patch.refs = { ...(current.refs ?? {}), ...n.refs };
+  // Fields beyond SPEC.md's table (issue 9): kept when a later read lacks them.
+  if (n.boletoBarcodeNumber) patch.boletoBarcodeNumber = n.boletoBarcodeNumber;
+  if (n.pix?.expiresAt) patch.pixExpiresAt = n.pix.expiresAt;
+  if (n.boleto?.dueDate) patch.boletoDueDate = n.boleto.dueDate;
+  if (n.card) patch.card = n.card;
   return patch;
 }
 

@@ -7,12 +7,17 @@ import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import { RouteGateError, validationError } from '../errors';
 import { callContext, type GatewayDeps } from './orchestrator';
 import { toPublicError } from './outcomes';
+import type { PayerAddress } from '../gateways/types';
 
-export interface CustomerInput { gateway?: string; name: string; email: string; document: string; phone?: string }
+export interface CustomerInput {
+  gateway?: string; name: string; email: string; document: string; phone?: string; address?: PayerAddress; metadata?: Record<string, string>;
+}
 
 export function customerView(c: CustomerRecord): Record<string, unknown> {
   const v: Record<string, unknown> = { id: c.id, externalId: c.externalId, gateway: c.gateway, name: c.name, email: c.email, document: c.document };
   if (c.phone) v.phone = c.phone;
+  if (c.address) v.address = c.address;
+  if (c.metadata) v.metadata = c.metadata;
   v.createdAt = c.createdAt;
   return v;
 }
@@ -35,13 +40,15 @@ export class CustomerService {
     if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`, { gateway });
     let outcome;
     try {
-      outcome = await adapter.createCustomer(ctx, { name: input.name, email: input.email, document: input.document, phone: input.phone });
+      outcome = await adapter.createCustomer(ctx, {
+        name: input.name, email: input.email, document: input.document, phone: input.phone, address: input.address, metadata: input.metadata,
+      });
     } catch (err) {
       throw toPublicError(err, gateway);
     }
     const customer: CustomerRecord = {
       id, accountId: account.id, gateway, externalId: outcome.normalized.externalId, name: input.name, email: input.email,
-      document: input.document, phone: input.phone ?? null, createdAt: nowIso(),
+      document: input.document, phone: input.phone ?? null, address: input.address ?? null, metadata: input.metadata ?? null, createdAt: nowIso(),
     };
     this.deps.store.customers.insert(customer);
     return { customer, raw: outcome.raw };

@@ -19,6 +19,7 @@ import { rgHeaders } from './response-format';
 import { ChargeLocks } from './charge-locks';
 import { isAmbiguous, settleAmbiguousCreate } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
+import { wireContext } from './wire-context';
 
 export interface GatewayDeps {
   store: Store;
@@ -32,6 +33,9 @@ export interface GatewayDeps {
   requestDeadlineMs: number;
   /** First delay before an unsettled charge is checked again (ROUTEGATE_RECONCILE_BACKOFF_MS). */
   reconcileBackoffMs?: number;
+  /** Wire settings and the public URL the account's webhook URLs start with (src/config.ts). */
+  wire?: import('../gateways/types').WireSettings;
+  publicUrl?: string;
 }
 
 export interface ChargeResult {
@@ -49,18 +53,19 @@ export function newChargeId(): string {
 
 /** The per-call context an adapter needs. `credentials` were read once for the whole client request. */
 export function gatewayContext(
-  deps: GatewayDeps, gateway: GatewayId, credentials: Record<string, string>, chargeId: string, idempotencyKey: string, deadline?: number,
+  deps: GatewayDeps, accountId: string, gateway: GatewayId, credentials: Record<string, string>, chargeId: string, idempotencyKey: string, deadline?: number,
 ): CallContext {
   return {
     gateway, baseUrl: deps.gatewayUrls[gateway], credentials, http: deps.http, mappings: deps.mappings.get(gateway)!,
     idempotencyKey, chargeId, timeoutMs: deps.timeoutMs, deadline,
+    ...wireContext(deps, accountId, gateway),
   };
 }
 
 /** Reads the credentials and builds the context; undefined when the account has none for that gateway. */
 export function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string, deadline?: number): CallContext | undefined {
   const credentials = deps.vault.reveal(accountId, gateway);
-  return credentials && gatewayContext(deps, gateway, credentials, chargeId, idempotencyKey, deadline);
+  return credentials && gatewayContext(deps, accountId, gateway, credentials, chargeId, idempotencyKey, deadline);
 }
 
 /**
@@ -75,12 +80,15 @@ function assertSupported(c: ChargeRecord, op: ChargeOperation): void {
   }
 }
 
-const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORTED_OPERATION'> = {
+const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'VALIDATION_ERROR'> = {
   MISSING_CREDENTIALS: 'MISSING_CREDENTIALS',
   GATEWAY_UNSUPPORTED_OPERATION: 'GATEWAY_UNSUPPORTED_OPERATION',
   CARD_TOKEN_NOT_PORTABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
   SPLIT_RECIPIENT_UNAVAILABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
   CURRENCY_NOT_SUPPORTED: 'GATEWAY_UNSUPPORTED_OPERATION',
+  RAW_CARD_NOT_ACCEPTED: 'GATEWAY_UNSUPPORTED_OPERATION',
+  AUTHENTICATION_REQUIRED: 'GATEWAY_UNSUPPORTED_OPERATION',
+  MISSING_PAYER_DATA: 'VALIDATION_ERROR',
 };
 
 /** Backoff of the reconciler for one charge: `baseMs` (5 s) doubling to an hour, with jitter so a backlog spreads out. */
@@ -123,6 +131,7 @@ export class ChargeService {
       refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null, declineCode: null, errorCode: null,
       errorMessage: null, createdAt: now, updatedAt: now,
     };
+    charge.metadata = request.metadata ?? null;
     // The charge is born locked by this request: neither the reconciler nor a follow-up touches it until the
     // create has settled. The client's Idempotency-Key is linked to it in the same transaction.
     const owner = ChargeLocks.newOwner();
@@ -178,7 +187,7 @@ export class ChargeService {
       });
       tried.push(step.gateway);
       const adapter = ADAPTERS[step.gateway];
-      const ctx = gatewayContext(this.deps, step.gateway, step.credentials!, charge.id, key, deadline);
+      const ctx = gatewayContext(this.deps, charge.accountId, step.gateway, step.credentials!, charge.id, key, deadline);
       const started = performance.now();
       try {
         const outcome = await adapter.createCharge(ctx, step.charge);

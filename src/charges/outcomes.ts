@@ -3,9 +3,10 @@ import { GatewayFailure, type FailureKind } from '../gateways/types';
 import { MappingEvaluationError } from '../mapping/loader';
 
 /** Reasons an attempt was skipped before any network call. */
-export type SkipReason =
-  | 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE'
-  | 'CURRENCY_NOT_SUPPORTED';
+export type SkipReason = 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE'
+  | 'CURRENCY_NOT_SUPPORTED'
+  // what the real API refuses a charge without (ChargeRequirement data on the adapters)
+  | 'RAW_CARD_NOT_ACCEPTED' | 'MISSING_PAYER_DATA' | 'AUTHENTICATION_REQUIRED';
 
 /**
  * DESIGN.md's fallback rule as data: after these the next gateway is tried; a decline, a validation error
@@ -32,6 +33,9 @@ export const FALLBACK_ON_SKIP: Record<SkipReason, boolean> = {
   CARD_TOKEN_NOT_PORTABLE: true,
   SPLIT_RECIPIENT_UNAVAILABLE: true,
   CURRENCY_NOT_SUPPORTED: true,
+  RAW_CARD_NOT_ACCEPTED: true,
+  MISSING_PAYER_DATA: true,
+  AUTHENTICATION_REQUIRED: true,
 };
 
 const PUBLIC_CODE: Record<FailureKind, ErrorCode> = {
@@ -61,8 +65,10 @@ export function toPublicError(err: unknown, gateway: string): RouteGateError {
   switch (err.kind) {
     case 'auth':
       return new RouteGateError(code, `${gateway} rejected the stored credentials: ${err.message}`, { ...extra, status: err.info.status === 403 ? 403 : 401 });
-    case 'decline':
-      return new RouteGateError(code, `${err.info.declineCode ?? 'card_declined'}: ${err.message}`, extra);
+    case 'decline': {
+      const declineCode = err.info.declineCode ?? 'card_declined';
+      return new RouteGateError(code, `${declineCode}: ${err.message}`, { ...extra, declineCode });
+    }
     case 'timeout':
       return new RouteGateError(code, err.message, extra);
     case 'unreachable':

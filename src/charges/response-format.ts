@@ -22,11 +22,16 @@ export function chargeView(c: ChargeRecord): Record<string, unknown> {
   if (c.paymentMethod === 'pix') {
     if (c.pixQrCode) v.pixQrCode = c.pixQrCode;
     if (c.pixCopyPaste) v.pixCopyPaste = c.pixCopyPaste;
+    if (c.pixExpiresAt) v.pix = { expiresAt: c.pixExpiresAt };
   }
   if (c.paymentMethod === 'boleto') {
     if (c.boletoUrl) v.boletoUrl = c.boletoUrl;
     if (c.boletoBarcode) v.boletoBarcode = c.boletoBarcode;
+    if (c.boletoBarcodeNumber) v.boletoBarcodeNumber = c.boletoBarcodeNumber;
+    if (c.boletoDueDate) v.boleto = { dueDate: c.boletoDueDate };
   }
+  if (c.card && (c.paymentMethod === 'credit_card' || c.paymentMethod === 'debit_card')) v.card = c.card;
+  if (c.metadata) v.metadata = c.metadata;
   if (c.declineCode) v.declineCode = c.declineCode;
   if (c.fallbackUsed) {
     v.gatewayFallbackUsed = true;

@@ -6,6 +6,8 @@ import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import type { NormalizedCharge } from '../gateways/types';
 import { validationError } from '../errors';
 import type { SkipReason } from './outcomes';
+import { knownPayer } from './payer';
+import { unmetRequirement } from './requirements';
 
 export interface PlannedAttempt {
   gateway: GatewayId;
@@ -46,11 +48,13 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     : undefined;
   const hasToken = !!(request.creditCard?.token || request.creditCard?.paymentMethodId);
   const hasRecipientId = (request as { split?: Array<{ recipient_id?: string }> }).split?.some((s) => s.recipient_id) ?? false;
+  const payer = knownPayer(store, accountId, request);
 
   const attempts = order.map((gateway): PlannedAttempt => {
     const adapter = ADAPTERS[gateway];
     const charge: NormalizedCharge = { ...request, gateway };
     if (customerOwner && customerOwner !== gateway) delete charge.customerId;
+    if (!charge.customer && payer?.name) charge.customer = payer; // the stored customer, for gateways that want the payer inline
     const capability = adapter.capabilities[request.paymentMethod].charge;
     const skip = (reason: SkipReason, message: string): PlannedAttempt => ({ gateway, charge, skip: { reason, message } });
     if (capability === 'unsupported') return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} does not support ${request.paymentMethod} charges`);
@@ -69,6 +73,8 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (typeof capability === 'object' && capability.needs === 'customer' && !charge.customer) {
       return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} needs the buyer on every charge: send customer (name, email, document)`);
     }
+    const unmet = unmetRequirement(gateway, adapter.requirements, charge, payer, settings);
+    if (unmet) return skip(unmet.reason, unmet.message);
     const credentials = vault.reveal(accountId, gateway);
     if (!credentials) {
       return skip('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`);

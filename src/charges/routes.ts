@@ -63,7 +63,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
   }, async (request, reply) => {
     const { settings } = request;
     const body = request.body;
-    const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true };
+    const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true, clientIp: request.ip };
     const result = await charges.create(request.account, settings, charge, { idempotencyKey: request.idempotencyKey, deadline: charges.deadline() });
     return send(reply, result, settings.responseFormat, 201);
   });

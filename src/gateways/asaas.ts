@@ -99,12 +99,20 @@ export const asaasAdapter: GatewayAdapter = {
   defaultBaseUrl: ADAPTER_BASE_URLS.asaas,
   // Every payment belongs to a customer. Pix and boleto have no pre-authorization. A paid boleto is refunded
   // through /bankSlip/refund, which asks the payer for a bank account out of band: not offered.
+  // Debit cards: the API refuses billingType DEBIT_CARD (debit exists only on the hosted invoiceUrl).
   capabilities: capabilityTable({
     credit_card: { ...needsCustomer },
-    debit_card: { ...needsCustomer },
+    debit_card: { charge: 'unsupported', capture: 'unsupported', cancel: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
     pix: { ...needsCustomer, capture: 'unsupported' },
     boleto: { ...needsCustomer, capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
   }),
+  requirements: [
+    {
+      methods: ['credit_card'], when: 'charge.creditCard.number', reason: 'MISSING_PAYER_DATA',
+      why: 'needs the card holder postal code, address number and phone (creditCardHolderInfo)',
+      needs: ['payer.address.postalCode', 'payer.address.number', 'payer.phone'],
+    },
+  ],
 
   async createCharge(ctx, charge) {
     requireCredential(ctx, 'apiKey');

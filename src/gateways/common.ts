@@ -5,11 +5,14 @@ import {
 } from './types';
 
 export const DECLINE_CODES: DeclineCode[] = ['card_declined', 'insufficient_funds', 'expired_card', 'incorrect_cvc', 'processing_error'];
+const REFUND_STATUSES = new Set(['pending', 'succeeded', 'failed']);
 const STATUSES = new Set(['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed']);
 
 /** The transport half of an adapter: what every call to one gateway shares. */
 export interface Transport {
   authHeaders(credentials: Record<string, string>): Record<string, string>;
+  /** Headers every call carries besides auth (Stripe-Version). */
+  fixedHeaders?(ctx: CallContext): Record<string, string>;
   /** Default: JSON. Stripe overrides with form encoding. */
   encodeBody?(body: unknown): { contentType: string; payload: string };
   /** The gateway's own idempotency header, if it has one. */
@@ -29,7 +32,9 @@ export interface SendOptions {
 
 /** Send one call; resolves with a 2xx reply whose body parsed, throws GatewayFailure otherwise. */
 export async function send(ctx: CallContext, transport: Transport, opts: SendOptions): Promise<GatewayReply> {
-  const headers: Record<string, string> = { accept: 'application/json', ...transport.authHeaders(ctx.credentials), ...opts.headers };
+  const headers: Record<string, string> = {
+    accept: 'application/json', ...transport.authHeaders(ctx.credentials), ...transport.fixedHeaders?.(ctx), ...opts.headers,
+  };
   let payload: string | undefined;
   if (opts.body !== undefined) {
     const encoded = transport.encodeBody ? transport.encodeBody(opts.body) : { contentType: 'application/json', payload: JSON.stringify(opts.body) };
@@ -130,7 +135,8 @@ export async function normalizeRefund(ctx: CallContext, body: unknown, bindings:
     return {
       refundId: typeof r?.refundId === 'string' && r.refundId ? r.refundId : undefined,
       amount: Number.isInteger(r?.amount) ? r.amount : undefined,
-      status: typeof r?.status === 'string' ? r.status : undefined,
+      status: r?.status && REFUND_STATUSES.has(r.status) ? r.status : undefined,
+      gatewayStatus: typeof r?.gatewayStatus === 'string' ? r.gatewayStatus : undefined,
     };
   } catch {
     return {};

@@ -89,11 +89,17 @@ export const mercadopagoAdapter: GatewayAdapter = {
     pix: { capture: 'unsupported' },
     boleto: { capture: 'unsupported' },
   }),
+  requirements: [
+    {
+      methods: ['boleto'], reason: 'MISSING_PAYER_DATA', why: 'boleto needs the payer identification and full address (zip, street, number, neighborhood, city, UF)',
+      needs: ['payer.document', 'payer.address.street', 'payer.address.number', 'payer.address.district', 'payer.address.city', 'payer.address.state', 'payer.address.postalCode'],
+    },
+  ],
 
   async createCharge(ctx, charge) {
     requireCredential(ctx, 'accessToken');
     const cardToken = await tokenizeCard(ctx, charge);
-    const input = { charge, chargeId: ctx.chargeId, today: today(), now: new Date().toISOString(), cardToken };
+    const input = { charge, chargeId: ctx.chargeId, today: today(), now: new Date().toISOString(), cardToken, webhookUrl: ctx.webhookUrl };
     const body = await ctx.mappings.evaluate('charge.request', input);
     const reply = await send(ctx, transport, { method: 'POST', path: '/v1/payments', body, idempotencyKey: ctx.idempotencyKey });
     return normalizeCharge(ctx, reply);

@@ -45,6 +45,17 @@ export const pagarmeAdapter: GatewayAdapter = {
     boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
     pix: { capture: 'unsupported' },
   }),
+  requirements: [
+    { methods: ['pix'], needs: ['payer.phone'], reason: 'MISSING_PAYER_DATA', why: 'needs a customer phone on pix orders ("At least one customer phone is required.")' },
+    {
+      methods: ['boleto'], reason: 'MISSING_PAYER_DATA', why: 'registers a boleto with the customer address (line_1, zip_code, city, state)',
+      needs: ['payer.address.street', 'payer.address.number', 'payer.address.city', 'payer.address.state', 'payer.address.postalCode'],
+    },
+    {
+      methods: ['debit_card'], needs: ['charge.debitCard.authentication'], reason: 'AUTHENTICATION_REQUIRED',
+      why: 'takes debit cards only with 3-D Secure authentication data (debitCard.authentication: eci, cavv, ...)',
+    },
+  ],
 
   async createCharge(ctx, charge) {
     requireCredential(ctx, 'secretKey');

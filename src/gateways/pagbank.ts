@@ -2,6 +2,7 @@ import { capabilityTable } from './capabilities';
 import { ADAPTER_BASE_URLS } from './base-urls';
 import { classifyHttpError, normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from './common';
 import type { GatewayReply } from './http-client';
+import { DEFAULT_WIRE } from './wire';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from './types';
 
 // PagBank Orders API (shared/gateways/pagbank.md). An order holds one charge (card, boleto) or one pix QR
@@ -9,12 +10,16 @@ import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, t
 // charge's externalId is the order id, and refs.orderId is always kept because retrieve is GET /orders/{id}.
 
 /**
- * THE amount-unit switch for PagBank. SPEC.md says reais (float) and RouteGate follows it; the real Orders
- * API takes integer cents. Every pagbank mapping converts through `$amountUnit` (passed below) and the
- * emulator reads this same constant, so 'minor' here switches adapter, mappings and emulator together.
+ * THE PagBank amount-unit binding. The real Orders API takes integer cents (shared/gateways/pagbank.md
+ * section 1); SPEC.md's mapping table says reais. ROUTEGATE_PAGBANK_AMOUNT_UNIT (`cents` default, `reais` =
+ * SPEC.md's profile) reaches here through ctx.wire, and every pagbank mapping converts through the
+ * `$amountUnit` bound below; the emulator reads the same setting (src/sandbox/pagbank.ts).
  */
-export const PAGBANK_AMOUNT_UNIT: 'minor' | 'major' = 'major';
-const bindings = { amountUnit: PAGBANK_AMOUNT_UNIT };
+export const PAGBANK_AMOUNT_UNITS = { cents: 'minor', reais: 'major' } as const;
+export function pagbankAmountUnit(setting: keyof typeof PAGBANK_AMOUNT_UNITS = DEFAULT_WIRE.pagbankAmountUnit): 'minor' | 'major' {
+  return PAGBANK_AMOUNT_UNITS[setting];
+}
+const bindingsOf = (ctx: CallContext) => ({ amountUnit: pagbankAmountUnit(ctx.wire?.pagbankAmountUnit) });
 
 const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
@@ -48,7 +53,7 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeO
   requireCredential(ctx, 'token');
   const orderId = orderIdOf(ref);
   const path = orderId ? `/orders/${encodeURIComponent(orderId)}` : `/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
-  return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path }), extraOf(ref), bindings);
+  return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path }), extraOf(ref), bindingsOf(ctx));
 }
 
 /** POST /charges/{id}/{capture|cancel} with {amount: {value}} built by the refund.request mapping (the unit lives there). */
@@ -56,15 +61,15 @@ async function chargeAction(
   ctx: CallContext, ref: ChargeRef, action: 'capture' | 'cancel', amount: number | undefined, remaining?: number, chargeId = chargeIdOf(ctx, ref),
 ): Promise<ChargeOutcome> {
   requireCredential(ctx, 'token');
-  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId, remaining }, bindings);
+  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId, remaining }, bindingsOf(ctx));
   const path = `/charges/${encodeURIComponent(chargeId)}/${action}`;
   const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${action}` });
-  return normalizeCharge(ctx, reply, extraOf(ref), bindings);
+  return normalizeCharge(ctx, reply, extraOf(ref), bindingsOf(ctx));
 }
 
 export const pagbankAdapter: GatewayAdapter = {
   id: 'pagbank',
-  amountUnit: PAGBANK_AMOUNT_UNIT,
+  amountUnit: pagbankAmountUnit(), // the default; ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches every call
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
   defaultBaseUrl: ADAPTER_BASE_URLS.pagbank,
@@ -78,13 +83,19 @@ export const pagbankAdapter: GatewayAdapter = {
     boleto: { charge: { needs: 'customer' }, capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
     pix: { charge: { needs: 'customer' }, capture: 'unsupported', cancel: 'unsupported' },
   }, 'unsupported'),
+  requirements: [
+    {
+      methods: ['boleto'], reason: 'MISSING_PAYER_DATA', why: 'registers a boleto with the holder address (street, number, locality, city, region_code, postal_code)',
+      needs: ['payer.address.street', 'payer.address.number', 'payer.address.district', 'payer.address.city', 'payer.address.state', 'payer.address.postalCode'],
+    },
+  ],
 
   async createCharge(ctx, charge) {
     requireCredential(ctx, 'token');
-    const input = { charge, chargeId: ctx.chargeId, today: today(), now: new Date().toISOString() };
-    const body = await ctx.mappings.evaluate('charge.request', input, bindings);
+    const input = { charge, chargeId: ctx.chargeId, today: today(), now: new Date().toISOString(), webhookUrl: ctx.webhookUrl };
+    const body = await ctx.mappings.evaluate('charge.request', input, bindingsOf(ctx));
     const reply = await send(ctx, transport, { method: 'POST', path: '/orders', body, idempotencyKey: ctx.idempotencyKey });
-    return normalizeCharge(ctx, reply, { paymentMethod: charge.paymentMethod }, bindings);
+    return normalizeCharge(ctx, reply, { paymentMethod: charge.paymentMethod }, bindingsOf(ctx));
   },
 
   retrieveCharge,
@@ -100,7 +111,7 @@ export const pagbankAdapter: GatewayAdapter = {
     const current = (await retrieveCharge(ctx, ref)).normalized;
     const chargeId = current.refs?.chargeId ?? chargeIdOf(ctx, ref);
     const outcome = await chargeAction(ctx, ref, 'cancel', amount, current.paidAmount - current.refundedAmount, chargeId);
-    return { ...outcome, refund: await normalizeRefund(ctx, outcome.raw, bindings) };
+    return { ...outcome, refund: await normalizeRefund(ctx, outcome.raw, bindingsOf(ctx)) };
   },
 
   async createCustomer(ctx) {

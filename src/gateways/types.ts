@@ -8,6 +8,24 @@ export const PAYMENT_METHODS: PaymentMethod[] = ['credit_card', 'debit_card', 'b
 export type ChargeStatus = 'approved' | 'pending' | 'processing' | 'declined' | 'cancelled' | 'refunded' | 'failed';
 export type DeclineCode = 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error';
 
+/** The normalized payer address (Brazilian shape; state is the two-letter UF, postalCode the 8-digit CEP). */
+export interface PayerAddress {
+  street?: string; number?: string; complement?: string; district?: string; city?: string; state?: string; postalCode?: string; country?: string;
+}
+
+/** The payer as a charge carries it (inline `customer`, or the stored customer behind `customerId`). */
+export interface Payer {
+  name?: string; email?: string; document?: string; phone?: string; address?: PayerAddress;
+  /** The buyer's IP address (Asaas remoteIp); default the client's IP as RouteGate saw it. */
+  ip?: string;
+  metadata?: Record<string, string>;
+}
+
+/** 3-D Secure result of an authentication the merchant ran before the charge (debit cards on Pagar.me). */
+export interface ThreeDSAuthentication {
+  eci?: string; cavv?: string; transactionId?: string; dsTransactionId?: string; version?: string;
+}
+
 /** The normalized charge request after schema validation (SPEC.md "Charge (normalized request)"). */
 export interface NormalizedCharge {
   gateway?: string;
@@ -17,7 +35,12 @@ export interface NormalizedCharge {
   description?: string;
   capture: boolean; // default true
   customerId?: string;
-  customer?: { name?: string; email?: string; document?: string; phone?: string };
+  customer?: Payer;
+  /** string keys and values (Stripe's limits: 50 keys, 40-char keys, 500-char values); returned as given */
+  metadata?: Record<string, string>;
+  /** The client's IP as RouteGate saw it (set by the route, not by the client). */
+  clientIp?: string;
+  debitCard?: { authentication?: ThreeDSAuthentication };
   creditCard?: {
     number?: string; holderName?: string; expMonth?: number; expYear?: number; cvv?: string;
     installments?: number; token?: string; paymentMethodId?: string;
@@ -39,21 +62,36 @@ export interface NormalizedChargeResult {
   pixQrCode?: string;
   pixCopyPaste?: string;
   boletoUrl?: string;
-  boletoBarcode?: string;
+  boletoBarcode?: string; // always the 47-digit typeable line (linha digitavel), digits only
+  boletoBarcodeNumber?: string; // the 44-digit barcode number, where the gateway gives it
+  pix?: { expiresAt?: string }; // ISO timestamp
+  boleto?: { dueDate?: string }; // YYYY-MM-DD
+  card?: NormalizedCard;
   declineCode?: DeclineCode; // set when status is declined/failed because of the card
   gatewayMessage?: string; // the gateway's own text for a decline or failure
   /** Extra gateway ids a follow-up call needs (e.g. Pagar.me charge id beside the order id). Strings only. */
   refs?: Record<string, string>;
 }
 
-export interface NormalizedCustomer { name: string; email: string; document: string; phone?: string }
+/** Card facts a gateway returns; brand in one lowercase vocabulary (visa, mastercard, amex, elo, hipercard, ...). */
+export interface NormalizedCard { brand?: string; last4?: string; expMonth?: number; expYear?: number }
+
+export interface NormalizedCustomer {
+  name: string; email: string; document: string; phone?: string; address?: PayerAddress; metadata?: Record<string, string>;
+}
 export interface NormalizedCustomerResult { externalId: string; name?: string; email?: string; document?: string; phone?: string }
 
 /** What a follow-up operation needs to find the charge at the gateway. */
 export interface ChargeRef { externalId: string; paymentMethod: PaymentMethod; amount: number; refs?: Record<string, string> }
 
 /** What a `refund.response` mapping produces from the gateway's answer to a refund call. */
-export interface RefundResult { refundId?: string; amount?: number; status?: string }
+export interface RefundResult {
+  refundId?: string;
+  amount?: number;
+  /** One vocabulary on all five gateways; the gateway's own word is `gatewayStatus`. */
+  status?: 'pending' | 'succeeded' | 'failed';
+  gatewayStatus?: string;
+}
 
 export interface ChargeOutcome {
   normalized: NormalizedChargeResult;
@@ -80,11 +118,39 @@ export interface CallContext {
   timeoutMs: number;
   /** Epoch ms: the client request's deadline; no call waits past it. */
   deadline?: number;
+  /** Deployment wire settings (src/config.ts); absent = the real APIs' defaults (DEFAULT_WIRE). */
+  wire?: WireSettings;
+  /** The account's webhook URL for this gateway, sent on the charge where the gateway takes one. */
+  webhookUrl?: string;
+}
+
+/** Where SPEC.md and a real API disagree on the wire, the deployment picks (DESIGN.md); read once from env. */
+export interface WireSettings {
+  /** ROUTEGATE_PAGBANK_AMOUNT_UNIT: `cents` (PagBank's Orders API) or `reais` (SPEC.md's profile). */
+  pagbankAmountUnit: 'cents' | 'reais';
+  /** ROUTEGATE_STRIPE_API_VERSION: the Stripe-Version sent on every call. */
+  stripeApiVersion: string;
 }
 
 /** `needs: 'customerId'`: a customer created at this gateway first (Asaas); `needs: 'customer'`: the buyer inline (PagBank). */
 export type Capability = 'supported' | 'unsupported' | { needs: 'customerId' | 'customer' };
 export type ChargeOperation = 'charge' | 'capture' | 'cancel' | 'refund' | 'partial_refund';
+
+/**
+ * A pre-call requirement as data (real-API rules a capability cell cannot say): when a charge of one of
+ * `methods` (and, if given, carrying `when`) lacks any of `needs`, the router skips this gateway with `reason`
+ * before any network call, or answers with it when no gateway is left. Paths: `payer.<path>` (the inline
+ * customer, else the stored one behind customerId), `charge.<path>`, `setting.<name>` (an account setting that
+ * must be true).
+ */
+export interface ChargeRequirement {
+  methods: PaymentMethod[];
+  when?: string;
+  needs: string[];
+  reason: 'RAW_CARD_NOT_ACCEPTED' | 'MISSING_PAYER_DATA' | 'AUTHENTICATION_REQUIRED';
+  /** Why the real gateway needs it; the router adds the missing field. */
+  why: string;
+}
 
 /** Capabilities as data: the router checks them before any network call. */
 export type CapabilityTable = Record<PaymentMethod, Record<ChargeOperation, Capability>> & { customer: Capability };
@@ -99,6 +165,8 @@ export interface GatewayAdapter {
   /** Production base URL; ROUTEGATE_<GATEWAY>_URL overrides it. */
   defaultBaseUrl: string;
   capabilities: CapabilityTable;
+  /** What the real API refuses a charge without (checked by the router with the capabilities). */
+  requirements?: readonly ChargeRequirement[];
   /** ISO 4217 codes (upper-case) this gateway charges cards in; pix and boleto are BRL everywhere. */
   currencies: readonly string[];
   /**

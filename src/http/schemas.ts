@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isValidCNPJ, isValidCPF } from '@brazilian-utils/brazilian-utils';
 import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
 import type { FieldError } from '../errors';
@@ -23,8 +24,18 @@ export function loadSchemas(dir: string = SCHEMAS_DIR): JsonSchema[] {
   return schemas;
 }
 
+/** CPF or CNPJ with valid check digits (@brazilian-utils, not hand-written): the real gateways check them too. */
+export function validTaxId(value: string): boolean {
+  // A wrong length is the pattern's error to report; this format only judges 11 or 14 digits.
+  if (!/^(\d{11}|\d{14})$/.test(value)) return true;
+  return value.length === 11 ? isValidCPF(value) : isValidCNPJ(value);
+}
+
 /** Ajv options shared with fastify's validator: report every error, never coerce or strip silently. */
-export const AJV_OPTIONS = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false } as const;
+export const AJV_OPTIONS = {
+  allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false,
+  formats: { 'br-tax-id': { type: 'string', validate: validTaxId } },
+} as const;
 
 export function registerSchemas(app: FastifyInstance): void {
   for (const schema of loadSchemas()) app.addSchema(schema);
@@ -70,6 +81,12 @@ export function fieldErrors(errors: ErrorObject[], prefix = ''): FieldError[] {
         break;
       case 'enum':
         out.push({ field: base || '(body)', message: `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues).filter((v) => v !== null).join(', ')}` });
+        break;
+      case 'format':
+        out.push({
+          field: base || '(body)',
+          message: (e.params as { format?: string }).format === 'br-tax-id' ? 'is not a valid CPF or CNPJ (check digits)' : e.message ?? 'is invalid',
+        });
         break;
       case 'if':
         break; // the failing `then` branch already reported what is wrong

@@ -17,6 +17,48 @@ export function toMajor(value: unknown): number | undefined {
   return Math.round(n) / 100;
 }
 
+export type AmountUnit = 'minor' | 'major';
+
+/**
+ * Cents -> a gateway's wire unit: the one conversion every mapping calls (`$toUnit($cents, $amountUnit)`).
+ * The unit must be bound by the adapter: an unbound unit is an error, never a silent default.
+ */
+export function toUnit(cents: unknown, unit: unknown): number | undefined {
+  if (unit === 'major') return toMajor(cents);
+  if (unit === 'minor') {
+    if (cents === undefined || cents === null || cents === '') return undefined;
+    const n = Number(cents);
+    return Number.isFinite(n) ? Math.round(n) : undefined;
+  }
+  throw new Error(`amount unit is not bound (got ${JSON.stringify(unit)}); the adapter passes $amountUnit`);
+}
+
+/** A gateway's wire amount -> integer cents; the inverse of toUnit. */
+export function fromUnit(value: unknown, unit: unknown): number | undefined {
+  if (unit === 'major') return toMinor(value);
+  if (unit === 'minor') {
+    if (value === undefined || value === null || value === '') return undefined;
+    const n = typeof value === 'string' ? Number(value) : (value as number);
+    return typeof n === 'number' && Number.isFinite(n) ? Math.round(n) : undefined;
+  }
+  throw new Error(`amount unit is not bound (got ${JSON.stringify(unit)}); the adapter passes $amountUnit`);
+}
+
+const BRANDS: Record<string, string> = {
+  visa: 'visa', debvisa: 'visa', electron: 'visa', 'visa electron': 'visa',
+  master: 'mastercard', mastercard: 'mastercard', debmaster: 'mastercard', maestro: 'mastercard',
+  amex: 'amex', 'american express': 'amex', americanexpress: 'amex',
+  elo: 'elo', debelo: 'elo', hipercard: 'hipercard', hiper: 'hipercard', diners: 'diners', 'diners club': 'diners',
+  discover: 'discover', jcb: 'jcb', aura: 'aura', cabal: 'cabal', debcabal: 'cabal', unionpay: 'unionpay',
+};
+
+/** Any gateway's card brand word ("VISA", "Mastercard", "master", "debvisa") -> one lowercase vocabulary. */
+export function cardBrand(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const key = value.trim().toLowerCase().replace(/[_-]+/g, ' ');
+  return BRANDS[key] ?? BRANDS[key.replace(/\s+/g, '')] ?? key.replace(/\s+/g, '');
+}
+
 /** Only the digits of a document, phone or barcode. */
 export function digits(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
@@ -46,6 +88,9 @@ export function mappingFunctions(statusTable: Record<string, string>): Record<st
   return {
     toMinor,
     toMajor,
+    toUnit,
+    fromUnit,
+    cardBrand,
     digits,
     daysBetween,
     firstName,

@@ -207,6 +207,12 @@ export const asaasEmulator: EmulatorPlugin = async (app, opts) => {
     else if (!customers.has(body.customer)) errors.push({ code: 'invalid_customer', description: 'Customer inválido ou não informado.' });
     if (!body.billingType) errors.push({ code: 'invalid_billingType', description: 'O campo billingType deve ser informado.' });
     else if (!BILLING_TYPES.includes(body.billingType)) errors.push({ code: 'invalid_billingType', description: 'Forma de pagamento inválida.' });
+    // asaas.md sections 2 and 10: DEBIT_CARD only appears in responses (debit exists on the hosted invoiceUrl only).
+    else if (body.billingType === 'DEBIT_CARD') errors.push({ code: 'invalid_billingType', description: 'Não é possível criar cobranças com cartão de débito via API.' });
+    // remoteIp (the buyer's IP) is required on every card payment.
+    if (body.billingType === 'CREDIT_CARD' && (typeof body.remoteIp !== 'string' || body.remoteIp === '')) {
+      errors.push({ code: 'invalid_remoteIp', description: 'O campo remoteIp deve ser informado.' });
+    }
     if (typeof body.value !== 'number' || !Number.isFinite(body.value) || body.value <= 0) {
       errors.push({ code: 'invalid_value', description: 'O valor da cobrança deve ser informado.' });
     }
@@ -235,12 +241,14 @@ export const asaasEmulator: EmulatorPlugin = async (app, opts) => {
     need(/^(0?[1-9]|1[0-2])$/.test(String(cc.expiryMonth ?? '')), 'invalid_creditCard', 'Informe o mês de expiração do cartão (MM).');
     need(/^\d{4}$/.test(String(cc.expiryYear ?? '')), 'invalid_creditCard', 'Informe o ano de expiração do cartão com 4 dígitos (AAAA).');
     need(/^\d{3,4}$/.test(String(cc.ccv ?? '')), 'invalid_creditCard', 'Informe o código de segurança do cartão.');
-    // postalCode, addressNumber and phone are required by the real API; the normalized charge has no address.
     if (!holder) errors.push({ code: 'invalid_creditCardHolderInfo', description: 'Informe os dados do titular do cartão (creditCardHolderInfo).' });
     else {
       need(typeof holder.name === 'string' && holder.name !== '', 'invalid_creditCardHolderInfo', 'Informe o nome do titular do cartão.');
       need(typeof holder.email === 'string' && holder.email !== '', 'invalid_creditCardHolderInfo', 'Informe o email do titular do cartão.');
       need(validCpfCnpj(String(holder.cpfCnpj ?? '').replace(/\D+/g, '')), 'invalid_cpfCnpj', 'O CPF/CNPJ do titular do cartão é inválido.');
+      need(/^\d{8}$/.test(String(holder.postalCode ?? '').replace(/-/g, '')), 'invalid_creditCardHolderInfo', 'Informe o CEP do titular do cartão.');
+      need(typeof holder.addressNumber === 'string' && holder.addressNumber !== '', 'invalid_creditCardHolderInfo', 'Informe o número do endereço do titular do cartão.');
+      need(/^\d{10,11}$/.test(String(holder.phone ?? holder.mobilePhone ?? '')), 'invalid_creditCardHolderInfo', 'Informe o telefone do titular do cartão.');
     }
     if (errors.length) return { errors };
     const number = cc.number.replace(/\D+/g, '');

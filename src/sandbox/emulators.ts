@@ -3,6 +3,8 @@ import qs from 'qs';
 import { GATEWAY_IDS } from '../gateways/registry-ids';
 import { EmulatorControl, applyAfterHandler, controlRoutes, recordAndApplyFault } from './control';
 import type { EmulatorPlugin } from './types';
+import type { WireSettings } from '../gateways/types';
+import { parseWireSettings } from '../gateways/wire';
 import { stripeEmulator } from './stripe';
 import { pagarmeEmulator } from './pagarme';
 import { asaasEmulator } from './asaas';
@@ -32,7 +34,8 @@ export interface EmulatorServer {
 }
 
 /** All five emulators in one fastify app, each under its own prefix, plus /__control. */
-export async function buildEmulatorApp(options: { logger?: boolean } = {}): Promise<{ app: FastifyInstance; control: EmulatorControl }> {
+export async function buildEmulatorApp(options: { logger?: boolean; wire?: WireSettings } = {}): Promise<{ app: FastifyInstance; control: EmulatorControl }> {
+  const wire = options.wire ?? parseWireSettings(process.env);
   const control = new EmulatorControl();
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
 
@@ -58,13 +61,13 @@ export async function buildEmulatorApp(options: { logger?: boolean } = {}): Prom
 
   await app.register(controlRoutes, { prefix: '/__control', control });
   for (const gateway of GATEWAY_IDS) {
-    await app.register(EMULATORS[gateway], { prefix: `/${gateway}`, gateway, control });
+    await app.register(EMULATORS[gateway], { prefix: `/${gateway}`, gateway, control, wire });
   }
   return { app, control };
 }
 
-export async function startEmulators(options: { port?: number; host?: string; logger?: boolean } = {}): Promise<EmulatorServer> {
-  const { app, control } = await buildEmulatorApp({ logger: options.logger });
+export async function startEmulators(options: { port?: number; host?: string; logger?: boolean; wire?: WireSettings } = {}): Promise<EmulatorServer> {
+  const { app, control } = await buildEmulatorApp({ logger: options.logger, wire: options.wire });
   const host = options.host ?? '127.0.0.1';
   await app.listen({ port: options.port ?? 0, host });
   const address = app.server.address();

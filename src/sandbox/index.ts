@@ -7,10 +7,12 @@ import { AccountService } from '../accounts/service';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 import { MappingLoadError } from '../mapping/loader';
 import { startEmulators, type EmulatorServer } from './emulators';
+import { parseWireSettings } from '../gateways/wire';
+import type { WireSettings } from '../gateways/types';
 
-/** Credentials the emulators accept (anything without the word "invalid"). */
+/** Credentials the emulators accept (anything without the word "invalid"; a Stripe key with "rawcard" may send raw card numbers). */
 export const SANDBOX_CREDENTIALS: Record<GatewayId, Record<string, string>> = {
-  stripe: { secretKey: 'sk_test_sandbox_routegate_0001', webhookSecret: 'whsec_sandbox_routegate_0001' },
+  stripe: { secretKey: 'sk_test_rawcard_sandbox_routegate_0001', webhookSecret: 'whsec_sandbox_routegate_0001' },
   pagarme: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002' },
   asaas: { apiKey: '$aact_sandbox_routegate_0003', webhookSecret: 'asaas_token_sandbox_0003' },
   mercadopago: { accessToken: 'TEST-sandbox-routegate-0004', webhookSecret: 'mp_signature_sandbox_0004' },
@@ -39,7 +41,8 @@ export interface SandboxOptions {
 /** The service pointed at the five emulators, with a demo account holding credentials for all of them. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const env = opts.env ?? process.env;
-  const emulators = await startEmulators({ port: opts.emulatorPort ?? 0, host: '127.0.0.1' });
+  // The emulators follow the same wire settings as the service (a bad value stops loadConfig below).
+  const emulators = await startEmulators({ port: opts.emulatorPort ?? 0, host: '127.0.0.1', wire: safeWire(env) });
   const dbPath = opts.dbPath ?? env.ROUTEGATE_DB ?? './data/sandbox.db';
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbPath}${suffix}`, { force: true });
   const port = opts.port ?? 0;
@@ -57,6 +60,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
   app.store.accounts.saveSettings(account.id, {
     ...app.store.accounts.settings(account.id), primaryGateway: 'pagarme', gatewayFallbacks: ['stripe', 'mercadopago', 'pagbank'],
+    stripeRawCardData: true, // the emulated Stripe account has raw card data access (its key says rawcard)
   });
   return {
     app, emulators, url, account,
@@ -67,10 +71,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   };
 }
 
+function safeWire(env: NodeJS.ProcessEnv): WireSettings | undefined {
+  try {
+    return parseWireSettings(env);
+  } catch {
+    return undefined;
+  }
+}
+
 export function pixCurl(url: string, apiKey: string): string {
   const body = JSON.stringify({
     paymentMethod: 'pix', amount: 1999, description: 'Pedido 1001', pix: { expiresInSeconds: 3600 },
-    customer: { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909' },
+    customer: { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', phone: '11987654321' },
   });
   return `curl -s -X POST ${url}/api/v1/charges -H 'x-api-key: ${apiKey}' -H 'content-type: application/json' -d '${body}'`;
 }

@@ -43,6 +43,7 @@ const HOLDER_OUTCOMES: Record<string, [string, string]> = {
 
 const CARD_METHODS = new Set(['visa', 'master', 'amex', 'elo', 'hipercard', 'debvisa', 'debmaster', 'debelo']);
 const TICKET_METHODS = new Set(['bolbradesco', 'pec']);
+const BOLETO_ADDRESS = ['zip_code', 'street_name', 'street_number', 'neighborhood', 'city', 'federal_unit'];
 const BRAND_METHOD: Record<string, string> = { visa: 'visa', mastercard: 'master', amex: 'amex', elo: 'elo', hipercard: 'hipercard' };
 const FEE_RATE = 0.0498;
 const SORTABLE = new Set(['date_approved', 'date_created', 'date_last_updated', 'id', 'money_release_date']);
@@ -253,6 +254,11 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
     } else if (methodId === 'pix' || TICKET_METHODS.has(methodId)) {
       if (!payer.email) return badRequest(4050, 'payer.email must be a valid email');
       if (methodId !== 'pix' && !payer.identification?.number) return badRequest(2067, 'Invalid user identification number');
+      // mercadopago.md section 2: a boleto needs all six payer.address fields (the cause code is not documented).
+      if (methodId !== 'pix') {
+        const missingField = BOLETO_ADDRESS.find((f) => !payer.address?.[f]);
+        if (missingField) return badRequest(1, `Params Error: payer.address.${missingField} is required`);
+      }
     } else {
       return badRequest(1, `Params Error: unknown payment_method_id ${methodId}`);
     }

@@ -231,7 +231,9 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
       currency: order.currency, payment_method: payment.payment_method, order_id: order.id, customer, metadata: body.metadata ?? {},
       created_at: now(), updated_at: now(),
     };
-    charge.last_transaction = card ? cardTransaction(charge, payment, card) : payment.payment_method === 'pix' ? pixTransaction(charge, payment) : boletoTransaction(charge, payment);
+    charge.last_transaction = card ? cardTransaction(charge, payment, card)
+      : payment.payment_method === 'pix' ? (hasPhone(customer) ? pixTransaction(charge, payment) : noPhoneTransaction(charge))
+        : boletoTransaction(charge, payment);
     order.charge_ids = [charge.id];
     orders.set(order.id, order);
     charges.set(charge.id, charge);
@@ -261,6 +263,15 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     charge.paid_amount = charge.amount;
     charge.paid_at = now();
     return { ...base, status: 'captured', success: true, acquirer_auth_code: randomDigits(6), acquirer_message: 'Transação capturada com sucesso', acquirer_return_code: '0000', gateway_response: { code: '200', errors: [] } };
+  }
+
+  /** pagarme.md sections 2 and 5: without a customer phone the order is 200 with a failed charge (gateway_response 412). */
+  function noPhoneTransaction(charge: StoredCharge): Json {
+    charge.status = 'failed';
+    return {
+      id: id16('tran_'), transaction_type: 'pix', gateway_id: randomDigits(10), amount: charge.amount, created_at: now(), status: 'failed', success: false,
+      gateway_response: { code: '412', errors: [{ message: 'At least one customer phone is required.' }] },
+    };
   }
 
   function pixTransaction(charge: StoredCharge, payment: Json): Json {
@@ -369,8 +380,14 @@ function orderErrors(body: Json): Json | undefined {
     const path = `order.payments[0].${payment.payment_method}`;
     if (!input) add(path, `The ${payment.payment_method} field is required.`);
     else if (!input.card_token) Object.assign(errors, cardErrors(input.card, `${path}.card`) ?? {});
-  } else if (payment.payment_method === 'boleto' && body.customer && !body.customer.document) {
-    add('order.customer.document', 'The document field is required for boleto.');
+    // Debit cards need 3-D Secure authentication data (pagarme.md section 2); the real message is not documented.
+    if (input && payment.payment_method === 'debit_card' && !input.authentication) add(`${path}.authentication`, 'The authentication field is required for debit_card.');
+  } else if (payment.payment_method === 'boleto' && body.customer) {
+    if (!body.customer.document) add('order.customer.document', 'The document field is required for boleto.');
+    // "customer address is required for boleto" (pagarme.md section 2).
+    const a = body.customer.address;
+    if (!a) add('order.customer.address', 'The address field is required for boleto.');
+    else for (const f of ['line_1', 'zip_code', 'city', 'state', 'country']) if (!a[f]) add(`order.customer.address.${f}`, `The ${f} field is required.`);
   }
   return Object.keys(errors).length ? errors : undefined;
 }
@@ -393,6 +410,11 @@ function customerErrors(customer: Json, path: string): Json | undefined {
   if (customer.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(String(customer.email))) errors[`${path}.email`] = ['The email field is not a valid e-mail address.'];
   if (customer.document !== undefined && !/^(\d{11}|\d{14})$/.test(String(customer.document))) errors[`${path}.document`] = ['The document field must have 11 or 14 digits.'];
   return Object.keys(errors).length ? errors : undefined;
+}
+
+function hasPhone(customer: Json): boolean {
+  const phones = customer?.phones ?? {};
+  return Object.values(phones).some((p) => !!(p as Json)?.number);
 }
 
 function redactCard(body: Json): Json {

@@ -4,16 +4,15 @@ import type { EmulatorPlugin } from './types';
 import type { LedgerEntry } from './control';
 import { cardBrand, declineFor, luhnValid } from './cards';
 import { randomDigits, randomUuid } from './ids';
-import { PAGBANK_AMOUNT_UNIT } from '../gateways/pagbank';
+import { pagbankAmountUnit } from '../gateways/pagbank';
 import { pixBrCode } from './br-code';
 
 // PagBank Orders API emulator (shared/gateways/pagbank.md): POST /orders with `charges[]` (card, boleto) or
 // `qr_codes[]` (pix), charge capture/cancel, Bearer token, declines as HTTP 201 with a DECLINED charge.
 //
-// Amount unit: the real API takes integer cents; SPEC.md (and so RouteGate) sends reais. The emulator
-// follows RouteGate's profile (DESIGN.md): every amount on the wire is in PAGBANK_AMOUNT_UNIT, the same
-// constant the adapter and mappings use, so flipping that one constant to 'minor' switches all three.
-// Internally everything is integer cents.
+// Amount unit: the real API takes integer cents (a float, or reais, is 40002 invalid_parameter). The emulator
+// follows the deployment's ROUTEGATE_PAGBANK_AMOUNT_UNIT through pagbankAmountUnit(), the binding the adapter
+// uses: `cents` (default, the real API) or `reais` (SPEC.md's profile). Internally everything is integer cents.
 
 type Json = Record<string, any>;
 
@@ -75,7 +74,10 @@ const MINIMAL_PDF = '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 ob
 const now = () => new Date().toISOString();
 const pagbankId = (prefix: string) => `${prefix}_${randomUuid().toUpperCase()}`;
 
+type Unit = 'minor' | 'major';
+
 export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
+  const unit: Unit = pagbankAmountUnit(opts.wire.pagbankAmountUnit);
   const orders = new Map<string, StoredOrder>();
   const charges = new Map<string, StoredCharge>();
   const qrOrders = new Map<string, string>(); // qr code id -> order id
@@ -129,19 +131,19 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
 
   app.get<{ Params: { id: string } }>('/charges/:id', async (request, reply) => {
     const charge = charges.get(request.params.id);
-    return charge ? renderCharge(charge) : reply.code(404).send(notFound('charge_id'));
+    return charge ? renderCharge(charge, unit) : reply.code(404).send(notFound('charge_id'));
   });
 
   app.post<{ Params: { id: string } }>('/charges/:id/capture', (request, reply) => withIdempotency(request, reply, () => {
     const charge = charges.get(request.params.id);
     if (!charge) return { status: 404, body: notFound('charge_id') };
     if (charge.status !== 'AUTHORIZED') return conflictStatus(charge, 'AUTHORIZED');
-    const amount = requestAmount(request.body, charge.total);
+    const amount = requestAmount(request.body, charge.total, unit);
     if (typeof amount === 'object') return amount;
     charge.status = 'PAID';
     charge.paid = amount;
     charge.paid_at = now();
-    return { status: 201, body: renderCharge(charge) };
+    return { status: 201, body: renderCharge(charge, unit) };
   }));
 
   // One route voids a pre-auth, cancels a waiting boleto and refunds (fully or partly) a paid charge.
@@ -149,19 +151,19 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
     const charge = charges.get(request.params.id);
     if (!charge) return { status: 404, body: notFound('charge_id') };
     if (charge.status === 'AUTHORIZED' || charge.status === 'WAITING') {
-      const amount = requestAmount(request.body, charge.total);
+      const amount = requestAmount(request.body, charge.total, unit);
       if (typeof amount === 'object') return amount;
       cancel(charge);
-      return { status: 201, body: renderCharge(charge) };
+      return { status: 201, body: renderCharge(charge, unit) };
     }
     if (charge.status !== 'PAID') return conflictStatus(charge, 'AUTHORIZED, WAITING or PAID');
     const remaining = charge.paid - charge.refunded;
-    const amount = requestAmount(request.body, remaining);
+    const amount = requestAmount(request.body, remaining, unit);
     if (typeof amount === 'object') return amount;
     charge.refunded += amount;
     charge.refunds = (charge.refunds ?? 0) + 1;
     if (charge.refunded >= charge.paid) cancel(charge);
-    return { status: 201, body: renderCharge(charge) };
+    return { status: 201, body: renderCharge(charge, unit) };
   }));
 
   /** The payer pays the order's pix QR code (a PIX charge appears) or its waiting boleto; false if nothing waits. */
@@ -208,22 +210,22 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
   });
 
   function createOrder(body: Json, base: string): Outcome {
-    const problem = orderProblem(body);
+    const problem = orderProblem(body, unit);
     if (problem) return { status: 400, body: errorBody(problem.code, problem.code === '40001' ? 'required_parameter' : 'invalid_parameter', problem.parameter) };
     const order: StoredOrder = {
       id: pagbankId('ORDE'), reference_id: body.reference_id, created_at: now(), customer: body.customer, shipping: body.shipping,
       notification_urls: body.notification_urls, chargeIds: [],
-      items: (body.items ?? []).map((item: Json) => ({ ...item, unit_cents: toCents(item.unit_amount)! })),
+      items: (body.items ?? []).map((item: Json) => ({ ...item, unit_cents: toCents(item.unit_amount, unit)! })),
     };
     for (const input of body.charges ?? []) {
-      const charge = newCharge(order, { reference_id: input.reference_id, description: input.description, cents: toCents(input.amount.value)!, currency: input.amount.currency ?? 'BRL' });
+      const charge = newCharge(order, { reference_id: input.reference_id, description: input.description, cents: toCents(input.amount.value, unit)!, currency: input.amount.currency ?? 'BRL' });
       const method = input.payment_method;
       if (CARD_TYPES.has(method.type)) chargeCard(charge, method);
       else chargeBoleto(charge, method, base);
     }
     const qr = body.qr_codes?.[0];
     if (qr) {
-      const cents = toCents(qr.amount.value)!;
+      const cents = toCents(qr.amount.value, unit)!;
       order.qr = {
         id: pagbankId('QRCO'), cents, text: pixEmv(cents, order.id),
         expiration_date: qr.expiration_date ?? new Date(Date.now() + QR_VALIDITY_MS).toISOString(),
@@ -291,20 +293,20 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
   function renderOrder(order: StoredOrder, base: string): Json {
     const body: Json = {
       id: order.id, reference_id: order.reference_id, created_at: order.created_at, customer: order.customer,
-      items: order.items.map(({ unit_cents: cents, ...item }) => ({ ...item, unit_amount: toWire(cents) })),
+      items: order.items.map(({ unit_cents: cents, ...item }) => ({ ...item, unit_amount: toWire(cents, unit) })),
       shipping: order.shipping, notification_urls: order.notification_urls,
     };
     if (order.qr) {
       const { id, expiration_date: expiration, cents, text } = order.qr;
       body.qr_codes = [{
-        id, expiration_date: expiration, amount: { value: toWire(cents) }, text, arrangements: ['PIX'],
+        id, expiration_date: expiration, amount: { value: toWire(cents, unit) }, text, arrangements: ['PIX'],
         links: [
           { rel: 'QRCODE.PNG', href: `${base}/qrcode/${id}/png`, media: 'image/png', type: 'GET' },
           { rel: 'QRCODE.BASE64', href: `${base}/qrcode/${id}/base64`, media: 'text/plain', type: 'GET' },
         ],
       }];
     }
-    if (order.chargeIds.length) body.charges = order.chargeIds.map((id) => renderCharge(charges.get(id)!));
+    if (order.chargeIds.length) body.charges = order.chargeIds.map((id) => renderCharge(charges.get(id)!, unit));
     body.links = [
       { rel: 'SELF', href: `https://sandbox.api.pagseguro.com/orders/${order.id}`, media: 'application/json', type: 'GET' },
       { rel: 'PAY', href: `https://sandbox.api.pagseguro.com/orders/${order.id}/pay`, media: 'application/json', type: 'POST' },
@@ -313,11 +315,11 @@ export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
   }
 };
 
-function renderCharge(c: StoredCharge): Json {
+function renderCharge(c: StoredCharge, unit: Unit): Json {
   return dropUndefined({
     id: c.id, reference_id: c.reference_id, status: c.status, created_at: c.created_at, paid_at: c.paid_at, canceled_at: c.canceled_at,
     description: c.description,
-    amount: { value: toWire(c.total), currency: c.currency, summary: { total: toWire(c.total), paid: toWire(c.paid), refunded: toWire(c.refunded) } },
+    amount: { value: toWire(c.total, unit), currency: c.currency, summary: { total: toWire(c.total, unit), paid: toWire(c.paid, unit), refunded: toWire(c.refunded, unit) } },
     payment_response: c.payment_response, payment_method: dropUndefined(c.payment_method), links: c.links,
   });
 }
@@ -329,23 +331,23 @@ function cancel(charge: StoredCharge): void {
 
 // ---- amounts in the wire unit --------------------------------------------------------------------
 
-/** Wire amount -> cents, or undefined when it is not a valid amount in PAGBANK_AMOUNT_UNIT. */
-function toCents(value: unknown): number | undefined {
+/** Wire amount -> cents, or undefined when it is not a valid amount in the wire unit. */
+function toCents(value: unknown, unit: Unit): number | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return undefined;
-  if (PAGBANK_AMOUNT_UNIT === 'minor') return Number.isInteger(value) ? value : undefined;
+  if (unit === 'minor') return Number.isInteger(value) ? value : undefined;
   const cents = Math.round(value * 100);
   return Math.abs(cents - value * 100) < 1e-6 ? cents : undefined; // at most two decimals
 }
 
-function toWire(cents: number): number {
-  return PAGBANK_AMOUNT_UNIT === 'minor' ? cents : cents / 100;
+function toWire(cents: number, unit: Unit): number {
+  return unit === 'minor' ? cents : cents / 100;
 }
 
 /** `{amount: {value}}` of capture/cancel: required (an empty body is 40002 on the real API) and <= `limit`. */
-function requestAmount(body: unknown, limit: number): number | Outcome {
+function requestAmount(body: unknown, limit: number, unit: Unit): number | Outcome {
   const value = (body as Json | undefined)?.amount?.value;
   if (value === undefined) return { status: 400, body: errorBody('40001', 'required_parameter', 'amount.value') };
-  const cents = toCents(value);
+  const cents = toCents(value, unit);
   if (cents === undefined || cents > limit) return { status: 400, body: errorBody('40002', 'invalid_parameter', 'amount.value') };
   return cents;
 }
@@ -354,7 +356,7 @@ function requestAmount(body: unknown, limit: number): number | Outcome {
 
 interface Problem { code: '40001' | '40002'; parameter: string }
 
-function orderProblem(body: Json): Problem | undefined {
+function orderProblem(body: Json, unit: Unit): Problem | undefined {
   const missing = (parameter: string): Problem => ({ code: '40001', parameter });
   const invalid = (parameter: string): Problem => ({ code: '40002', parameter });
   const c = body.customer;
@@ -368,28 +370,32 @@ function orderProblem(body: Json): Problem | undefined {
     if (!/^\d{2}$/.test(String(p?.area))) return invalid(`customer.phones[${i}].area`);
     if (!/^\d{8,9}$/.test(String(p?.number))) return invalid(`customer.phones[${i}].number`);
   }
+  if (body.notification_urls !== undefined) {
+    const urls = body.notification_urls;
+    if (!Array.isArray(urls) || urls.some((u: unknown) => typeof u !== 'string' || !/^https?:\/\/\S+$/.test(u))) return invalid('notification_urls');
+  }
   for (const [i, item] of (Array.isArray(body.items) ? body.items : []).entries()) {
     if (!item?.name) return missing(`items[${i}].name`);
     if (!Number.isInteger(item.quantity) || item.quantity < 1) return invalid(`items[${i}].quantity`);
-    if (toCents(item.unit_amount) === undefined) return invalid(`items[${i}].unit_amount`);
+    if (toCents(item.unit_amount, unit) === undefined) return invalid(`items[${i}].unit_amount`);
   }
   for (const [i, charge] of (Array.isArray(body.charges) ? body.charges : []).entries()) {
-    const problem = chargeProblem(charge ?? {}, `charges[${i}]`);
+    const problem = chargeProblem(charge ?? {}, `charges[${i}]`, unit);
     if (problem) return problem;
   }
   for (const [i, qr] of (Array.isArray(body.qr_codes) ? body.qr_codes : []).entries()) {
     if (qr?.amount?.value === undefined) return missing(`qr_codes[${i}].amount.value`);
-    if (toCents(qr.amount.value) === undefined) return invalid(`qr_codes[${i}].amount.value`);
+    if (toCents(qr.amount.value, unit) === undefined) return invalid(`qr_codes[${i}].amount.value`);
     if (qr.expiration_date !== undefined && Number.isNaN(Date.parse(qr.expiration_date))) return invalid(`qr_codes[${i}].expiration_date`);
   }
   return undefined;
 }
 
-function chargeProblem(charge: Json, path: string): Problem | undefined {
+function chargeProblem(charge: Json, path: string, unit: Unit): Problem | undefined {
   const missing = (p: string): Problem => ({ code: '40001', parameter: `${path}.${p}` });
   const invalid = (p: string): Problem => ({ code: '40002', parameter: `${path}.${p}` });
   if (charge.amount?.value === undefined) return missing('amount.value');
-  if (toCents(charge.amount.value) === undefined) return invalid('amount.value');
+  if (toCents(charge.amount.value, unit) === undefined) return invalid('amount.value');
   if (charge.amount.currency !== undefined && charge.amount.currency !== 'BRL') return invalid('amount.currency');
   const method = charge.payment_method;
   if (!method?.type) return missing('payment_method.type');
@@ -401,6 +407,14 @@ function chargeProblem(charge: Json, path: string): Problem | undefined {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(b.due_date) || b.due_date < new Date().toISOString().slice(0, 10)) return invalid('payment_method.boleto.due_date');
     if (!b.holder?.name) return missing('payment_method.boleto.holder.name');
     if (!b.holder?.tax_id) return missing('payment_method.boleto.holder.tax_id');
+    // The boleto is registered with the payer's address (pagbank.md section 2): the real API refuses it without.
+    const a = b.holder.address;
+    if (!a || typeof a !== 'object') return missing('payment_method.boleto.holder.address');
+    for (const field of ['street', 'number', 'locality', 'city', 'region_code', 'postal_code']) {
+      if (!a[field]) return missing(`payment_method.boleto.holder.address.${field}`);
+    }
+    if (!/^\d{8}$/.test(String(a.postal_code))) return invalid('payment_method.boleto.holder.address.postal_code');
+    if (!/^[A-Z]{2}$/.test(String(a.region_code))) return invalid('payment_method.boleto.holder.address.region_code');
     return undefined;
   }
   if (method.installments !== undefined && (!Number.isInteger(method.installments) || method.installments < 1 || method.installments > 18)) return invalid('payment_method.installments');

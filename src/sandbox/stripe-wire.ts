@@ -68,6 +68,11 @@ export function metadataOf(p: Params): Record<string, string> {
   const m = p.metadata;
   if (m === undefined || m === '') return {};
   if (typeof m !== 'object' || Array.isArray(m)) throw invalid('Invalid object', { param: 'metadata' });
+  // stripe.md section 2: at most 50 keys, keys up to 40 characters, values up to 500.
+  const entries = Object.entries(m as Json);
+  if (entries.length > 50) throw invalid('You can specify up to 50 keys.', { param: 'metadata' });
+  const long = entries.find(([k, v]) => k.length > 40 || String(v).length > 500);
+  if (long) throw invalid(`Metadata keys can be up to 40 characters and values up to 500 characters: ${long[0].slice(0, 40)}`, { param: `metadata[${long[0]}]` });
   return Object.fromEntries(Object.entries(m as Json).filter(([, v]) => v !== '').map(([k, v]) => [k, String(v)]));
 }
 

@@ -75,7 +75,7 @@ function fromShortcut(id: string, livemode: boolean): StoredPm | undefined {
   return stored;
 }
 
-function createCardPm(p: Params, livemode: boolean): StoredPm {
+function createCardPm(p: Params, livemode: boolean, rawCards = false): StoredPm {
   const card = p.card as Params | undefined;
   if (!card || typeof card !== 'object') throw missing('card');
   if (card.token !== undefined) {
@@ -85,6 +85,8 @@ function createCardPm(p: Params, livemode: boolean): StoredPm {
   }
   const number = String(card.number ?? '').replace(/\s+/g, '');
   if (!number) throw missing('card[number]');
+  // Real accounts refuse raw card numbers unless Stripe enabled raw card data access for them.
+  if (!rawCards) throw invalid(RAW_CARDS_REFUSED);
   if (!/^\d+$/.test(number) || !luhnValid(number)) throw cardError('incorrect_number', 'Your card number is incorrect.', 'number');
   const expMonth = int(card, 'exp_month', true)!;
   const expYear = int(card, 'exp_year', true)!;
@@ -98,12 +100,25 @@ function createCardPm(p: Params, livemode: boolean): StoredPm {
   return stored;
 }
 
-function createPaymentMethod(p: Params, livemode: boolean): Json {
+function createPaymentMethod(p: Params, livemode: boolean, rawCards: boolean): Json {
   rejectUnknown(p, ['type', 'card', 'billing_details', 'metadata', 'expand']);
   if (!p.type) throw missing('type');
   if (p.type !== 'card') throw invalid(`This emulator creates PaymentMethods of type card only; send ${p.type} as payment_method_data on the PaymentIntent`, { param: 'type' });
-  return createCardPm(p, livemode).json;
+  return createCardPm(p, livemode, rawCards).json;
 }
+
+const RAW_CARDS_REFUSED = 'Sending credit card numbers directly to the Stripe API is generally unsafe. We suggest you use test tokens that map to the test card you are using, see https://stripe.com/docs/testing. To enable raw card data APIs in test mode, see https://support.stripe.com/questions/enabling-access-to-raw-card-data-apis.';
+
+/**
+ * API versions (stripe.md section 2): a call without Stripe-Version runs on the account's default version.
+ * The emulated accounts default to 2026-10-28.endive, where PaymentIntent create has no payment_method_types
+ * (it takes allowed_payment_method_types / excluded_payment_method_types): a client that does not pin the
+ * version it was written for breaks here as it would at Stripe.
+ */
+export const STRIPE_ACCOUNT_DEFAULT_VERSION = '2026-10-28.endive';
+const ENDIVE = '2026-10-28';
+const VERSION_FORMAT = /^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/;
+const isEndiveOrLater = (version: string) => version.slice(0, 10) >= ENDIVE;
 
 /** `payment_method_data` on a PaymentIntent: pix and boleto (RouteGate's profile), card only by token. */
 function pmFromData(d: Params, livemode: boolean): StoredPm {
@@ -120,6 +135,13 @@ function pmFromData(d: Params, livemode: boolean): StoredPm {
     if (taxId.length !== 11 && taxId.length !== 14) throw invalid('Invalid tax_id: use a CPF (11 digits) or CNPJ (14 digits).', { code: 'parameter_invalid_string', param: 'payment_method_data[boleto][tax_id]' });
     if (!d.billing_details?.name) throw missing('payment_method_data[billing_details][name]');
     if (!d.billing_details?.email) throw missing('payment_method_data[billing_details][email]');
+    // stripe.md section 2: a boleto needs the billing address (line1, city, state as the UF, postal_code, country BR).
+    const a = (d.billing_details.address ?? {}) as Params;
+    for (const f of ['line1', 'city', 'state', 'postal_code', 'country']) {
+      if (!a[f]) throw missing(`payment_method_data[billing_details][address][${f}]`);
+    }
+    if (!/^\d{5}-?\d{3}$/.test(String(a.postal_code))) throw invalid('Invalid postal_code for BR: use XXXXX-XXX or 8 digits.', { code: 'postal_code_invalid', param: 'payment_method_data[billing_details][address][postal_code]' });
+    if (!/^[A-Z]{2}$/.test(String(a.state))) throw invalid('Invalid state: use the two-letter UF.', { param: 'payment_method_data[billing_details][address][state]' });
     return keep({ json: pmJson('boleto', { fingerprint: randomId('', 16), tax_id: taxId }, d.billing_details, livemode) });
   }
   throw invalid(`Invalid payment_method_data[type]: ${type}`, { code: 'parameter_invalid_string', param: 'payment_method_data[type]' });
@@ -192,8 +214,15 @@ function methodOptions(p: Params, types: string[], captureMethod: string): Json 
   return out;
 }
 
-function createIntent(p: Params, livemode: boolean): Json {
-  rejectUnknown(p, PI_PARAMS);
+function createIntent(p: Params, livemode: boolean, version: string = STRIPE_ACCOUNT_DEFAULT_VERSION): Json {
+  if (isEndiveOrLater(version)) {
+    rejectUnknown(p, [...PI_PARAMS.filter((k) => k !== 'payment_method_types'), 'allowed_payment_method_types', 'excluded_payment_method_types']);
+    p = { ...p, payment_method_types: p.allowed_payment_method_types };
+    delete p.allowed_payment_method_types;
+    delete p.excluded_payment_method_types;
+  } else {
+    rejectUnknown(p, PI_PARAMS);
+  }
   const amount = int(p, 'amount', true)!;
   if (!p.currency) throw missing('currency');
   const currency = String(p.currency).toLowerCase();
@@ -502,7 +531,7 @@ function stable(v: unknown): string {
   return JSON.stringify(v);
 }
 
-interface Call { params: Params; livemode: boolean; id: string; expand: string[] }
+interface Call { params: Params; livemode: boolean; id: string; expand: string[]; version: string; rawCards: boolean }
 type Handler = (call: Call) => Json;
 
 /** Auth, parameter decoding, idempotency replay (stripe.md section 1) and error bodies for every route. */
@@ -513,6 +542,12 @@ function routeFor(own: State, handler: Handler) {
     const key = apiKeyOf(req);
     const denied = authError(key);
     if (denied) return reply.code(401).send(denied);
+    const pinned = req.headers['stripe-version'];
+    if (pinned !== undefined && (typeof pinned !== 'string' || !VERSION_FORMAT.test(pinned))) {
+      return reply.code(400).send({ error: { type: 'invalid_request_error', message: `Invalid Stripe API version: ${String(pinned)}` } });
+    }
+    const version = typeof pinned === 'string' ? pinned : STRIPE_ACCOUNT_DEFAULT_VERSION;
+    reply.header('stripe-version', version);
     const body = req.body && typeof req.body === 'object' ? (req.body as Params) : {};
     const params: Params = { ...queryParams(req), ...body };
     const endpoint = req.url.split('?')[0].replace(/^\/stripe/, '');
@@ -532,7 +567,11 @@ function routeFor(own: State, handler: Handler) {
     let out: unknown;
     try {
       const { expand, ...rest } = params;
-      out = handler({ params: rest, livemode: key!.includes('_live_'), id: (req.params as { id?: string }).id ?? '', expand: list(expand) });
+      out = handler({
+        params: rest, livemode: key!.includes('_live_'), id: (req.params as { id?: string }).id ?? '', expand: list(expand), version,
+        // Emulated accounts whose secret key contains "rawcard" have raw card data access (the real one is granted by Stripe).
+        rawCards: key!.includes('rawcard'),
+      });
     } catch (err) {
       if (err instanceof StripeError) {
         status = err.status;
@@ -564,14 +603,14 @@ export const stripeEmulator: EmulatorPlugin = async (app, opts) => {
     return { ok: true };
   });
 
-  app.post('/v1/payment_methods', route(({ params, livemode }) => createPaymentMethod(params, livemode)));
+  app.post('/v1/payment_methods', route(({ params, livemode, rawCards }) => createPaymentMethod(params, livemode, rawCards)));
   app.get('/v1/payment_methods/:id', route(({ id }) => {
     const pm = state.paymentMethods.get(id);
     if (!pm) throw noSuch('PaymentMethod', id);
     return pm.json;
   }));
 
-  app.post('/v1/payment_intents', route(({ params, livemode, expand }) => intentView(createIntent(params, livemode), expand)));
+  app.post('/v1/payment_intents', route(({ params, livemode, expand, version }) => intentView(createIntent(params, livemode, version), expand)));
   app.get('/v1/payment_intents/search', route(({ params, expand }) => searchIntents(params, expand)));
   app.get('/v1/payment_intents/:id', route(({ id, expand }) => intentView(findIntent(id), expand)));
   app.post('/v1/payment_intents/:id/confirm', route(({ id, params, livemode, expand }) => {

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayId } from '../gateways/registry-ids';
 import type { EmulatorControl } from './control';
+import type { WireSettings } from '../gateways/types';
 
 export interface EmulatorOptions {
   gateway: GatewayId;
   control: EmulatorControl;
+  /** The deployment's wire settings (PagBank amount unit, Stripe API version): both sides of the wire follow them. */
+  wire: WireSettings;
 }
 
 /**

@@ -18,14 +18,19 @@ export interface SettingsRow {
   compatibilityMode: string | null;
   responseFormat: 'full' | 'normalized' | 'raw';
   webhookForwardUrl: string | null;
+  /** Real Stripe accounts refuse raw card numbers unless raw-card access is enabled: off until the merchant says so. */
+  stripeRawCardData: boolean;
 }
 
 export const DEFAULT_SETTINGS: SettingsRow = {
-  primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null,
+  primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, stripeRawCardData: false,
 };
 
 interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; created_at: string; updated_at: string }
-interface RawSettings { primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null }
+interface RawSettings {
+  primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
+  stripe_raw_card_data: number;
+}
 
 function toAccount(r: RawAccount): AccountRow {
   return { id: r.id, name: r.name, email: r.email, active: r.active === 1, webhookToken: r.webhook_token, createdAt: r.created_at, updatedAt: r.updated_at };
@@ -56,7 +61,7 @@ export class AccountsRepository {
     this.setActiveStmt = db.prepare('UPDATE accounts SET active = ?, updated_at = ? WHERE id = ?');
     this.settingsById = db.prepare('SELECT * FROM settings WHERE account_id = ?');
     this.updateSettingsStmt = db.prepare(
-      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, updated_at = ? WHERE account_id = ?',
+      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, stripe_raw_card_data = ?, updated_at = ? WHERE account_id = ?',
     );
   }
 
@@ -108,11 +113,12 @@ export class AccountsRepository {
       compatibilityMode: r.compatibility_mode,
       responseFormat: r.response_format as SettingsRow['responseFormat'],
       webhookForwardUrl: r.webhook_forward_url,
+      stripeRawCardData: r.stripe_raw_card_data === 1,
     };
   }
 
   saveSettings(id: string, s: SettingsRow): void {
     this.forget();
-    this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, nowIso(), id);
+    this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, s.stripeRawCardData ? 1 : 0, nowIso(), id);
   }
 }

@@ -1,5 +1,6 @@
 import type { DB } from './db';
 import { nowIso } from './db';
+import type { NormalizedCard } from '../gateways/types';
 
 export interface ChargeRecord {
   id: string;
@@ -22,6 +23,12 @@ export interface ChargeRecord {
   pixCopyPaste: string | null;
   boletoUrl: string | null;
   boletoBarcode: string | null;
+  /** Real-API fidelity fields (migration 005); optional so older writers keep compiling. */
+  boletoBarcodeNumber?: string | null;
+  pixExpiresAt?: string | null;
+  boletoDueDate?: string | null;
+  card?: NormalizedCard | null;
+  metadata?: Record<string, string> | null;
   declineCode: string | null;
   errorCode: string | null;
   errorMessage: string | null;
@@ -61,15 +68,18 @@ const COLUMNS: Array<[keyof ChargeRecord, string]> = [
   ['externalId', 'external_id'], ['paymentMethod', 'payment_method'], ['status', 'status'], ['amount', 'amount'], ['paidAmount', 'paid_amount'],
   ['refundedAmount', 'refunded_amount'], ['currency', 'currency'], ['captured', 'captured'], ['description', 'description'],
   ['customerId', 'customer_id'], ['refs', 'refs'], ['pixQrCode', 'pix_qr_code'], ['pixCopyPaste', 'pix_copy_paste'], ['boletoUrl', 'boleto_url'],
-  ['boletoBarcode', 'boleto_barcode'], ['declineCode', 'decline_code'], ['errorCode', 'error_code'], ['errorMessage', 'error_message'],
+  ['boletoBarcode', 'boleto_barcode'], ['boletoBarcodeNumber', 'boleto_barcode_number'], ['pixExpiresAt', 'pix_expires_at'],
+  ['boletoDueDate', 'boleto_due_date'], ['card', 'card'], ['metadata', 'metadata'], ['declineCode', 'decline_code'], ['errorCode', 'error_code'], ['errorMessage', 'error_message'],
   ['createdAt', 'created_at'], ['updatedAt', 'updated_at'],
 ];
+
+const JSON_COLUMNS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata']);
 
 function toRow(c: ChargeRecord): Record<string, unknown> {
   const row: Record<string, unknown> = {};
   for (const [key, column] of COLUMNS) {
     const v = c[key];
-    row[column] = typeof v === 'boolean' ? (v ? 1 : 0) : key === 'refs' ? (v ? JSON.stringify(v) : null) : (v ?? null);
+    row[column] = typeof v === 'boolean' ? (v ? 1 : 0) : JSON_COLUMNS.has(key) ? (v ? JSON.stringify(v) : null) : (v ?? null);
   }
   return row;
 }
@@ -79,7 +89,7 @@ function fromRow(row: Record<string, unknown>): ChargeRecord {
   for (const [key, column] of COLUMNS) c[key] = row[column];
   c.fallbackUsed = row.fallback_used === 1;
   c.captured = row.captured === null ? null : row.captured === 1;
-  c.refs = row.refs ? JSON.parse(row.refs as string) : null;
+  for (const key of JSON_COLUMNS) c[key] = c[key] ? JSON.parse(c[key] as string) : null;
   return c as unknown as ChargeRecord;
 }
 
@@ -89,7 +99,7 @@ const COLUMN_OF = new Map(COLUMNS);
 
 function columnValue(key: keyof ChargeRecord, v: unknown): unknown {
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (key === 'refs') return v ? JSON.stringify(v) : null;
+  if (JSON_COLUMNS.has(key)) return v ? JSON.stringify(v) : null;
   return v ?? null;
 }
 

@@ -1,4 +1,5 @@
 import type { DB } from './db';
+import type { PayerAddress } from '../gateways/types';
 
 export interface CustomerRecord {
   id: string;
@@ -9,6 +10,8 @@ export interface CustomerRecord {
   email: string;
   document: string;
   phone: string | null;
+  address?: PayerAddress | null;
+  metadata?: Record<string, string> | null;
   createdAt: string;
 }
 
@@ -17,13 +20,13 @@ export class CustomersRepository {
   private readonly byExternalStmt;
 
   constructor(db: DB) {
-    this.insertStmt = db.prepare(`INSERT INTO customers (id, account_id, gateway, external_id, name, email, document, phone, created_at)
-      VALUES (@id, @accountId, @gateway, @externalId, @name, @email, @document, @phone, @createdAt)`);
+    this.insertStmt = db.prepare(`INSERT INTO customers (id, account_id, gateway, external_id, name, email, document, phone, address, metadata, created_at)
+      VALUES (@id, @accountId, @gateway, @externalId, @name, @email, @document, @phone, @address, @metadata, @createdAt)`);
     this.byExternalStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND external_id = ? LIMIT 1');
   }
 
   insert(c: CustomerRecord): void {
-    this.insertStmt.run(c);
+    this.insertStmt.run({ ...c, address: c.address ? JSON.stringify(c.address) : null, metadata: c.metadata ? JSON.stringify(c.metadata) : null });
   }
 
   /** The customer RouteGate created under this gateway id, if it did. */
@@ -31,7 +34,8 @@ export class CustomersRepository {
     const r = this.byExternalStmt.get(accountId, externalId) as Record<string, string> | undefined;
     return r && {
       id: r.id, accountId: r.account_id, gateway: r.gateway, externalId: r.external_id, name: r.name, email: r.email,
-      document: r.document, phone: r.phone ?? null, createdAt: r.created_at,
+      document: r.document, phone: r.phone ?? null, address: r.address ? JSON.parse(r.address) : null,
+      metadata: r.metadata ? JSON.parse(r.metadata) : null, createdAt: r.created_at,
     };
   }
 }

@@ -40,7 +40,8 @@ test('every adapter declares every cell with a known value', () => {
 for (const gateway of GATEWAY_IDS) {
   const table = ADAPTERS[gateway].capabilities;
   const cells = PAYMENT_METHODS.flatMap((method) => (Object.keys(FOLLOW_UP) as Array<keyof typeof FOLLOW_UP>)
-    .filter((op) => table[method][op] === 'unsupported').map((op) => [method, op] as const));
+    // A method the gateway cannot charge at all (Asaas debit) has no charge to follow up: its 422 is the charge's own.
+    .filter((op) => table[method][op] === 'unsupported' && table[method].charge !== 'unsupported').map((op) => [method, op] as const));
   if (cells.length === 0) continue;
   describe(`${gateway}: unsupported operations`, () => {
     for (const [method, op] of cells) {

@@ -1,6 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startE2E, CUSTOMER, CARD, DECLINES, type E2E } from '../helpers/e2e';
+import { startE2E, CUSTOMER, CARD, DECLINES, THREE_DS, type E2E } from '../helpers/e2e';
+import { ADAPTERS } from '../../src/gateways/registry';
 import { expectError } from '../helper';
 import { GATEWAY_IDS, type GatewayId } from '../../src/gateways/registry-ids';
 import { EXPECTATIONS } from './expectations';
@@ -32,6 +33,7 @@ for (const gateway of GATEWAY_IDS) {
       gateway, paymentMethod, amount: 1999, currency: 'BRL', description: 'Pedido 1001', customer: CUSTOMER,
       ...(customerId ? { customerId } : {}),
       ...(paymentMethod.endsWith('_card') ? { creditCard: CARD } : {}),
+      ...(paymentMethod === 'debit_card' ? { debitCard: { authentication: THREE_DS } } : {}),
       ...(paymentMethod === 'pix' ? { pix: { expiresInSeconds: 3600 } } : {}),
       ...(paymentMethod === 'boleto' ? { boleto: { dueDate: dueDate(), instructions: 'Não receber após o vencimento' } } : {}),
       ...extra,
@@ -57,7 +59,7 @@ for (const gateway of GATEWAY_IDS) {
       });
     }
 
-    for (const method of ['credit_card', 'debit_card'] as const) {
+    for (const method of (['credit_card', 'debit_card'] as const).filter((m) => ADAPTERS[gateway].capabilities[m].charge !== 'unsupported')) {
       test(`${gateway} ${method} charge approves with normalized fields and the amount sent in ${gateway}'s unit`, async () => {
         const since = (await e2e.control.requests(gateway)).length;
         const res = await post(charge(method));

@@ -36,7 +36,7 @@ export const EXPECTATIONS: Record<GatewayId, GatewayExpectation> = {
     needsCustomer: false, customers: true, authStatus: 401,
   },
   pagbank: {
-    createPath: /^\/orders(\?|$)/, sentCents: (r) => cents((r.body as any).charges[0].amount.value), idempotencyHeader: 'x-idempotency-key',
+    createPath: /^\/orders(\?|$)/, sentCents: (r) => Number((r.body as any).charges[0].amount.value), idempotencyHeader: 'x-idempotency-key', // integer cents
     needsCustomer: false, customers: false, authStatus: 401,
   },
 };

@@ -6,7 +6,8 @@ import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
 import type { RecordedRequest } from '../../src/sandbox/control';
 
-const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321' };
+const ADDRESS = { street: 'Av Paulista', number: '100', complement: 'conj 12', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310-100' };
+const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321', address: ADDRESS };
 const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
 const PIX_FIELDS = ['pixQrCode', 'pixCopyPaste'] as const;
 const BOLETO_FIELDS = ['boletoUrl', 'boletoBarcode'] as const;
@@ -19,7 +20,7 @@ let customerId: string;
 
 const ctx = (overrides: Partial<CallContext> = {}) => h.context('asaas', SANDBOX_CREDENTIALS.asaas, overrides);
 const charge = (paymentMethod: NormalizedCharge['paymentMethod'], extra: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
-  paymentMethod, amount: 1999, currency: 'BRL', description: 'Pedido 1001', capture: true, customerId, customer: CUSTOMER,
+  paymentMethod, amount: 1999, currency: 'BRL', description: 'Pedido 1001', capture: true, customerId, customer: CUSTOMER, clientIp: '203.0.113.7',
   ...(paymentMethod.endsWith('_card') ? { creditCard: CARD } : {}),
   ...(paymentMethod === 'pix' ? { pix: { expiresInSeconds: 3600 } } : {}),
   ...(paymentMethod === 'boleto' ? { boleto: { dueDate: inDays(5), instructions: 'Não receber após o vencimento' } } : {}),
@@ -52,7 +53,10 @@ describe('asaas customers', () => {
     assert.equal(calls.length, 1);
     assert.equal(calls[0].method, 'POST');
     assert.equal(calls[0].path, '/v3/customers');
-    assert.deepEqual(calls[0].body, { name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', mobilePhone: '11987654321' });
+    assert.deepEqual(calls[0].body, {
+      name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', mobilePhone: '11987654321',
+      address: 'Av Paulista', addressNumber: '100', complement: 'conj 12', province: 'Bela Vista', postalCode: '01310100',
+    });
     assert.equal(calls[0].headers.access_token, SANDBOX_CREDENTIALS.asaas.apiKey);
     assert.equal(calls[0].headers.authorization, undefined);
     assert.equal((result.raw as any).personType, 'FISICA');
@@ -67,7 +71,7 @@ describe('asaas customers', () => {
 });
 
 describe('asaas charges', () => {
-  for (const pm of ['credit_card', 'debit_card'] as const) {
+  for (const pm of ['credit_card'] as const) {
     test(`${pm} approves: value in reais, card and holder data, externalReference, no pix/boleto fields`, async () => {
       const c = ctx();
       const { result, calls } = await captured(() => asaasAdapter.createCharge(c, charge(pm)));
@@ -87,7 +91,7 @@ describe('asaas charges', () => {
       assert.equal(sent.headers['idempotency-key'], undefined, 'Asaas has no idempotency header');
       const body = sent.body as any;
       assert.equal(body.customer, customerId);
-      assert.equal(body.billingType, pm === 'credit_card' ? 'CREDIT_CARD' : 'DEBIT_CARD');
+      assert.equal(body.billingType, 'CREDIT_CARD');
       assert.equal(body.value, 19.99);
       assert.equal(body.dueDate, todayUtc());
       assert.equal(body.description, 'Pedido 1001');
@@ -95,7 +99,12 @@ describe('asaas charges', () => {
       assert.equal(body.authorizeOnly, undefined);
       assert.equal(body.installmentCount, undefined);
       assert.deepEqual(body.creditCard, { holderName: 'MARIA SOUZA', number: CARD.number, expiryMonth: '12', expiryYear: '2030', ccv: '123' });
-      assert.deepEqual(body.creditCardHolderInfo, { name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', phone: '11987654321' });
+      assert.deepEqual(body.creditCardHolderInfo, {
+        name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100',
+        addressComplement: 'conj 12', mobilePhone: '11987654321',
+      });
+      assert.equal(body.remoteIp, '203.0.113.7', 'remoteIp is the client IP');
+      assert.deepEqual(n.card, { brand: 'visa', last4: '4242' });
       const rawCard = (result.raw as any).creditCard;
       assert.equal(rawCard.creditCardNumber, '4242');
       assert.ok(!JSON.stringify(result.raw).includes(CARD.number), 'the emulator never echoes the full card number');
@@ -120,7 +129,9 @@ describe('asaas charges', () => {
     assert.equal(n.paidAmount, 0);
     assert.equal(n.captured, undefined);
     assert.match(n.pixCopyPaste!, /^000201.*5303986540510\.99.*6304[0-9A-F]{4}$/);
-    assert.ok(Buffer.from(n.pixQrCode!, 'base64').subarray(1, 4).toString() === 'PNG', 'pixQrCode is a base64 PNG');
+    assert.match(n.pixQrCode!, /^data:image\/png;base64,/);
+    assert.ok(Buffer.from(n.pixQrCode!.slice('data:image/png;base64,'.length), 'base64').subarray(1, 4).toString() === 'PNG', 'pixQrCode is a PNG data URI');
+    assert.ok(Date.parse(n.pix!.expiresAt!) > Date.now());
     for (const f of BOLETO_FIELDS) assert.equal(n[f], undefined);
     assert.deepEqual(calls.map((c) => `${c.method} ${c.path}`), ['POST /v3/payments', `GET /v3/payments/${n.externalId}/pixQrCode`]);
     const body = calls[0].body as any;
@@ -131,21 +142,22 @@ describe('asaas charges', () => {
     assert.equal(body.creditCardHolderInfo, undefined);
   });
 
-  test('boleto is pending with bankSlipUrl and nossoNumero, no pix fields', async () => {
+  test('boleto is pending with bankSlipUrl and the identificationField line (not nossoNumero), no pix fields', async () => {
     const due = inDays(5);
     const { result, calls } = await captured(() => asaasAdapter.createCharge(ctx(), charge('boleto')));
     const n = result.normalized;
     assert.equal(n.status, 'pending');
     assert.match(n.boletoUrl!, /^https:\/\/sandbox\.asaas\.com\/b\/pdf\/\d+$/);
-    assert.equal(n.boletoBarcode, (result.raw as any).nossoNumero);
-    assert.match(n.boletoBarcode!, /^\d{8}$/);
+    assert.match(n.boletoBarcode!, /^\d{47}$/);
+    assert.match(n.boletoBarcodeNumber!, /^\d{44}$/);
+    assert.equal(n.boleto!.dueDate, due);
     for (const f of PIX_FIELDS) assert.equal(n[f], undefined);
     assert.equal((calls[0].body as any).dueDate, due);
     assert.equal((calls[0].body as any).billingType, 'BOLETO');
     assert.equal(calls[1].path, `/v3/payments/${n.externalId}/identificationField`);
     const line = await raw('GET', `/v3/payments/${n.externalId}/identificationField`);
-    assert.match(line.body.identificationField, /^\d{47}$/);
-    assert.match(line.body.barCode, /^\d{44}$/);
+    assert.equal(n.boletoBarcode, line.body.identificationField);
+    assert.equal(n.boletoBarcodeNumber, line.body.barCode);
   });
 
   test('every decline card is a 400 invalid_creditCard the adapter reads back as its decline code; nothing is stored', async () => {
@@ -308,7 +320,8 @@ describe('asaas failures and capabilities', () => {
 
   test('capabilities: a customer on every charge, no capture for pix/boleto, no boleto refunds', () => {
     const caps = asaasAdapter.capabilities;
-    for (const pm of ['credit_card', 'debit_card', 'boleto', 'pix'] as const) assert.deepEqual(caps[pm].charge, { needs: 'customerId' });
+    for (const pm of ['credit_card', 'boleto', 'pix'] as const) assert.deepEqual(caps[pm].charge, { needs: 'customerId' });
+    assert.equal(caps.debit_card.charge, 'unsupported', 'the API refuses billingType DEBIT_CARD');
     assert.equal(caps.customer, 'supported');
     assert.equal(caps.credit_card.capture, 'supported');
     assert.equal(caps.pix.capture, 'unsupported');
@@ -355,6 +368,7 @@ describe('asaas emulator over HTTP', () => {
       customer: customerId, billingType: 'CREDIT_CARD', value: 10.99, dueDate: todayUtc(),
       creditCard: { holderName: 'MARIA', number: '4444444444444444', expiryMonth: '05', expiryYear: '2030', ccv: '123' },
       creditCardHolderInfo: { name: 'Maria Souza', email: 'maria@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100', phone: '11987654321' },
+      remoteIp: '203.0.113.10',
     });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.status, 'CONFIRMED');

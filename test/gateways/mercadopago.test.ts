@@ -11,8 +11,10 @@ import { DECLINES } from '../helpers/e2e';
 const h = useGatewayHarness();
 
 const TOKEN = SANDBOX_CREDENTIALS.mercadopago.accessToken;
-const ctx = (credentials = SANDBOX_CREDENTIALS.mercadopago) => h.context('mercadopago', credentials);
-const CUSTOMER = { name: 'Maria da Silva Souza', email: 'maria@example.com', document: '123.456.789-09', phone: '11987654321' };
+const WEBHOOK = 'https://pay.example.com/api/v1/webhooks/mercadopago/wh_test';
+const ctx = (credentials = SANDBOX_CREDENTIALS.mercadopago) => h.context('mercadopago', credentials, { webhookUrl: WEBHOOK });
+const ADDRESS = { street: 'Av Paulista', number: '100', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310-100' };
+const CUSTOMER = { name: 'Maria da Silva Souza', email: 'maria@example.com', document: '123.456.789-09', phone: '11987654321', address: ADDRESS };
 const CARD = { number: '4235647728025682', holderName: 'MARIA SOUZA', expMonth: 11, expYear: 2030, cvv: '123', installments: 3 };
 const charge = (over: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
   paymentMethod: 'credit_card', amount: 1999, currency: 'BRL', capture: true, description: 'Pedido 1001', customer: CUSTOMER, creditCard: CARD, ...over,
@@ -73,8 +75,11 @@ describe('mercadopago adapter against the emulator', () => {
     assert.match(body.token, /^[0-9a-f]{32}$/);
     assert.deepEqual({ ...body, token: 'T' }, {
       transaction_amount: 19.99, description: 'Pedido 1001', payment_method_id: 'visa', token: 'T', installments: 3, capture: true,
-      external_reference: c.chargeId, metadata: { routegate_charge_id: c.chargeId },
-      payer: { email: 'maria@example.com', first_name: 'Maria', last_name: 'da Silva Souza', identification: { type: 'CPF', number: '12345678909' } },
+      external_reference: c.chargeId, metadata: { routegate_charge_id: c.chargeId }, notification_url: `${WEBHOOK}?source_news=webhooks`,
+      payer: {
+        email: 'maria@example.com', first_name: 'Maria', last_name: 'da Silva Souza', identification: { type: 'CPF', number: '12345678909' },
+        phone: { area_code: '11', number: '987654321' },
+      },
     });
     assert.ok(!JSON.stringify(paymentCall.body).includes(CARD.number), 'the card number only goes to the token call');
     assert.ok(!JSON.stringify(out.raw).includes(CARD.number), 'the payment carries only first six / last four');
@@ -108,7 +113,8 @@ describe('mercadopago adapter against the emulator', () => {
     assert.equal(out.normalized.paidAmount, 0);
     assert.equal(out.normalized.paymentMethod, 'pix');
     assert.equal(out.normalized.captured, undefined);
-    assert.ok(Buffer.from(out.normalized.pixQrCode!, 'base64').subarray(1, 4).toString() === 'PNG', 'qr_code_base64 is a PNG');
+    assert.match(out.normalized.pixQrCode!, /^data:image\/png;base64,/, 'qr_code_base64 becomes an image data URI');
+    assert.ok(Buffer.from(out.normalized.pixQrCode!.slice(22), 'base64').subarray(1, 4).toString() === 'PNG', 'qr_code_base64 is a PNG');
     assert.match(out.normalized.pixCopyPaste!, /^000201.*br\.gov\.bcb\.pix.*540519\.99/);
     assert.ok(emvCrcValid(out.normalized.pixCopyPaste!), 'CRC16 of the EMV code');
     assert.equal(out.normalized.boletoUrl, undefined);
@@ -220,7 +226,7 @@ describe('mercadopago adapter against the emulator', () => {
     assert.equal(partial.normalized.refundedAmount, 500);
     assert.equal(partial.normalized.paidAmount, 1999);
     assert.equal((partial.raw as any).status_detail, 'partially_refunded');
-    assert.deepEqual(partial.refund, { refundId: String((partial.raw as any).refunds[0].id), amount: 500, status: 'approved' });
+    assert.deepEqual(partial.refund, { refundId: String((partial.raw as any).refunds[0].id), amount: 500, status: 'succeeded', gatewayStatus: 'approved' });
     const calls = (await h.control.requests('mercadopago')).slice(-2);
     assert.deepEqual(calls.map((r) => `${r.method} ${r.path}`), [
       `POST /v1/payments/${created.normalized.externalId}/refunds`, `GET /v1/payments/${created.normalized.externalId}`,

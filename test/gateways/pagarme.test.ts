@@ -11,7 +11,10 @@ import { DECLINES } from '../helpers/e2e';
 const h = useGatewayHarness();
 
 const ctx = (credentials = SANDBOX_CREDENTIALS.pagarme) => h.context('pagarme', credentials);
-const CUSTOMER = { name: 'Maria Souza', email: 'maria@example.com', document: '123.456.789-09', phone: '11987654321' };
+const CUSTOMER = {
+  name: 'Maria Souza', email: 'maria@example.com', document: '123.456.789-09', phone: '11987654321',
+  address: { street: 'Av Paulista', number: '100', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310-100' },
+};
 const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 2 };
 const charge = (over: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
   paymentMethod: 'credit_card', amount: 1999, currency: 'BRL', capture: true, description: 'Pedido 1001', customer: CUSTOMER, creditCard: CARD, ...over,
@@ -45,13 +48,21 @@ describe('pagarme adapter against the emulator', () => {
     assert.deepEqual(body.customer.phones.mobile_phone, { country_code: '55', area_code: '11', number: '987654321' });
     assert.deepEqual(body.payments[0], {
       payment_method: 'credit_card',
-      credit_card: { installments: 2, operation_type: 'auth_and_capture', card: { number: CARD.number, holder_name: 'MARIA SOUZA', exp_month: 12, exp_year: 2030, cvv: '123' } },
+      credit_card: {
+        installments: 2, operation_type: 'auth_and_capture',
+        card: {
+          number: CARD.number, holder_name: 'MARIA SOUZA', exp_month: 12, exp_year: 2030, cvv: '123',
+          billing_address: { line_1: '100, Av Paulista, Bela Vista', zip_code: '01310100', city: 'Sao Paulo', state: 'SP', country: 'BR' },
+        },
+      },
     });
+    assert.deepEqual(body.customer.address, { line_1: '100, Av Paulista, Bela Vista', zip_code: '01310100', city: 'Sao Paulo', state: 'SP', country: 'BR' });
+    assert.deepEqual(out.normalized.card, { brand: 'visa', last4: CARD.number.slice(-4), expMonth: 12, expYear: 2030 });
     assert.ok(!JSON.stringify(out.raw).includes(CARD.number), 'the gateway answer carries only the last four digits');
   });
 
   test('debit card is sent as debit_card and normalized as such', async () => {
-    const out = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'debit_card' }));
+    const out = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'debit_card', debitCard: { authentication: { eci: '05', cavv: 'AAAB' } } }));
     assert.equal(out.normalized.paymentMethod, 'debit_card');
     assert.equal(out.normalized.status, 'approved');
     const sent = (await h.control.lastRequest('pagarme'))!.body as any;
@@ -63,8 +74,9 @@ describe('pagarme adapter against the emulator', () => {
     const out = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'pix', creditCard: undefined, pix: { expiresInSeconds: 600 } }));
     assert.equal(out.normalized.status, 'pending');
     assert.equal(out.normalized.paidAmount, 0);
-    assert.match(out.normalized.pixQrCode!, /^000201/);
-    assert.match(out.normalized.pixCopyPaste!, /^https:\/\/.*qrcode/);
+    assert.match(out.normalized.pixCopyPaste!, /^000201/, 'qr_code (the EMV text) is the copy-and-paste code');
+    assert.match(out.normalized.pixQrCode!, /^https:\/\/.*qrcode/, 'qr_code_url (the PNG) is the QR image');
+    assert.ok(Date.parse(out.normalized.pix!.expiresAt!) > Date.now());
     assert.equal(out.normalized.boletoUrl, undefined);
     assert.equal(out.normalized.captured, undefined);
     const sent = (await h.control.lastRequest('pagarme'))!.body as any;
@@ -75,7 +87,8 @@ describe('pagarme adapter against the emulator', () => {
     const out = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'boleto', creditCard: undefined, boleto: { dueDate: '2030-01-10', instructions: 'Não receber após o vencimento' } }));
     assert.equal(out.normalized.status, 'pending');
     assert.match(out.normalized.boletoUrl!, /^https:\/\//);
-    assert.match(out.normalized.boletoBarcode!, /^\d{5}\.\d{5} /);
+    assert.match(out.normalized.boletoBarcode!, /^\d{47}$/, 'the typeable line, digits only');
+    assert.match(out.normalized.boleto!.dueDate!, /^\d{4}-\d{2}-\d{2}$/);
     assert.equal(out.normalized.pixQrCode, undefined);
     const sent = (await h.control.lastRequest('pagarme'))!.body as any;
     assert.deepEqual(sent.payments[0].boleto, { due_at: '2030-01-10T23:59:59Z', instructions: 'Não receber após o vencimento' });
@@ -186,6 +199,21 @@ describe('pagarme adapter against the emulator', () => {
 });
 
 describe('pagarme emulator', () => {
+  test('what the real API refuses: debit without 3-D Secure and boleto without address are 422; pix without a phone fails with 412', async () => {
+    const debit = await failure(pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'debit_card' })));
+    assert.equal(debit.kind, 'invalid_request');
+    assert.equal(debit.info.status, 422);
+    assert.ok((debit.info.body as any).errors['order.payments[0].debit_card.authentication']);
+    const { address: _a, ...noAddress } = CUSTOMER;
+    const boleto = await failure(pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'boleto', creditCard: undefined, customer: noAddress, boleto: {} })));
+    assert.equal(boleto.info.status, 422);
+    assert.ok((boleto.info.body as any).errors['order.customer.address']);
+    const { phone: _p, ...noPhone } = CUSTOMER;
+    const pix = await pagarmeAdapter.createCharge(ctx(), charge({ paymentMethod: 'pix', creditCard: undefined, customer: noPhone }));
+    assert.equal(pix.normalized.status, 'failed');
+    assert.equal((pix.raw as any).charges[0].last_transaction.gateway_response.errors[0].message, 'At least one customer phone is required.');
+  });
+
   test('token flow: a card token is single use and the order charges the tokenized card', async () => {
     const base = h.emulators.gatewayUrl('pagarme');
     const res = await fetch(`${base}/core/v5/tokens?appId=pk_test_abc`, {

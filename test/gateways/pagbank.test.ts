@@ -1,24 +1,29 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { failure, useGatewayHarness } from '../helpers/gateway-context';
-import { pagbankAdapter as adapter, PAGBANK_AMOUNT_UNIT } from '../../src/gateways/pagbank';
+import { pagbankAdapter as adapter, pagbankAmountUnit } from '../../src/gateways/pagbank';
+import { startEmulators } from '../../src/sandbox/emulators';
+import { EmulatorControlClient } from '../../src/sandbox/control-client';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { type CallContext, type ChargeOutcome, type ChargeRef, type NormalizedCharge, type PaymentMethod } from '../../src/gateways/types';
 import type { RecordedRequest } from '../../src/sandbox/control';
 
 // The PagBank adapter driven directly against the emulator over real HTTP (shared/gateways/pagbank.md).
-// Amounts on the wire are reais while PAGBANK_AMOUNT_UNIT is 'major' (SPEC.md); the real API takes cents.
+// Amounts on the wire are integer cents (PagBank's Orders API), the default of ROUTEGATE_PAGBANK_AMOUNT_UNIT;
+// `reais` (SPEC.md's profile) is tested at the end against an emulator started with the same setting.
 
 const h = useGatewayHarness();
 
 const TOKEN = SANDBOX_CREDENTIALS.pagbank.token;
-const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321' };
+const ADDRESS = { street: 'Av Paulista', number: '100', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310100', country: 'BR' };
+const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321', address: ADDRESS };
+const WEBHOOK = 'https://pay.example.com/api/v1/webhooks/pagbank/wh_test';
 const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
 const PIX_FIELDS = ['pixQrCode', 'pixCopyPaste'] as const;
 const BOLETO_FIELDS = ['boletoUrl', 'boletoBarcode'] as const;
 const inThreeDays = () => new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
 
-const ctx = (overrides: Partial<CallContext> = {}) => h.context('pagbank', { ...SANDBOX_CREDENTIALS.pagbank }, overrides);
+const ctx = (overrides: Partial<CallContext> = {}) => h.context('pagbank', { ...SANDBOX_CREDENTIALS.pagbank }, { webhookUrl: WEBHOOK, ...overrides });
 
 function charge(paymentMethod: PaymentMethod, extra: Partial<NormalizedCharge> = {}): NormalizedCharge {
   return {
@@ -56,9 +61,11 @@ async function pagbank(method: string, path: string, body?: unknown, token: stri
 }
 const safeJson = (t: string) => { try { return JSON.parse(t); } catch { return t; } };
 
-test('the unit under test is reais, as SPEC.md says', () => {
-  assert.equal(PAGBANK_AMOUNT_UNIT, 'major');
-  assert.equal(adapter.amountUnit, 'major');
+test('the default unit is integer cents, as the PagBank Orders API takes them; reais is the SPEC.md setting', () => {
+  assert.equal(pagbankAmountUnit(), 'minor');
+  assert.equal(pagbankAmountUnit('cents'), 'minor');
+  assert.equal(pagbankAmountUnit('reais'), 'major');
+  assert.equal(adapter.amountUnit, 'minor');
 });
 
 describe('create', () => {
@@ -84,15 +91,17 @@ describe('create', () => {
         name: 'Maria Souza', email: 'maria.souza@example.com', tax_id: '12345678909',
         phones: [{ country: '55', area: '11', number: '987654321', type: 'MOBILE' }],
       });
-      assert.deepEqual(b.items, [{ reference_id: c.chargeId, name: 'Pedido 1001', quantity: 1, unit_amount: 19.99 }]);
+      assert.deepEqual(b.items, [{ reference_id: c.chargeId, name: 'Pedido 1001', quantity: 1, unit_amount: 1999 }]);
+      assert.deepEqual(b.notification_urls, [WEBHOOK], 'every order names the account webhook URL');
       assert.equal(b.qr_codes, undefined);
       assert.equal(b.charges.length, 1);
       assert.equal(b.charges[0].reference_id, c.chargeId);
-      assert.deepEqual(b.charges[0].amount, { value: 19.99, currency: 'BRL' });
+      assert.deepEqual(b.charges[0].amount, { value: 1999, currency: 'BRL' });
       assert.deepEqual(b.charges[0].payment_method, {
         type: method === 'credit_card' ? 'CREDIT_CARD' : 'DEBIT_CARD', installments: 1, capture: true,
-        card: { number: CARD.number, exp_month: 12, exp_year: 2030, security_code: '123', holder: { name: 'MARIA SOUZA' } },
+        card: { number: CARD.number, exp_month: 12, exp_year: 2030, security_code: '123', holder: { name: 'MARIA SOUZA', tax_id: '12345678909' } },
       });
+      assert.deepEqual(n.card, { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 });
       assert.ok(!JSON.stringify(out.raw).includes(CARD.number), 'the full card number never comes back');
       assert.equal((out.raw as any).charges[0].payment_method.card.last_digits, '4242');
     });
@@ -115,7 +124,8 @@ describe('create', () => {
     assert.deepEqual([n.status, n.amount, n.paidAmount, n.refundedAmount, n.paymentMethod], ['pending', 1099, 0, 0, 'pix']);
     for (const f of BOLETO_FIELDS) assert.equal(n[f], undefined, f);
     assert.equal(n.captured, undefined);
-    assert.match(n.pixCopyPaste!, /^000201.*br\.gov\.bcb\.pix.*540510\.99.*6304[0-9A-F]{4}$/);
+    assert.match(n.pixCopyPaste!, /^000201.*br\.gov\.bcb\.pix.*540510\.99.*6304[0-9A-F]{4}$/, '1099 cents read as R$ 10,99');
+    assert.ok(Date.parse(n.pix!.expiresAt!) > Date.now());
     const png = await fetch(n.pixQrCode!);
     assert.equal(png.status, 200);
     assert.equal(png.headers.get('content-type'), 'image/png');
@@ -123,7 +133,8 @@ describe('create', () => {
     const sent = await onlyCall('POST', /^\/orders$/);
     assert.equal(sent.body.charges, undefined, 'pix is a QR code, not a charge');
     assert.equal(sent.body.qr_codes.length, 1);
-    assert.equal(sent.body.qr_codes[0].amount.value, 10.99);
+    assert.equal(sent.body.qr_codes[0].amount.value, 1099);
+    assert.deepEqual(sent.body.notification_urls, [WEBHOOK]);
     const expires = Date.parse(sent.body.qr_codes[0].expiration_date);
     assert.ok(expires >= before + 3600_000 - 1000 && expires <= Date.now() + 3600_000 + 1000, 'expires in expiresInSeconds');
   });
@@ -135,7 +146,8 @@ describe('create', () => {
     assert.match(n.externalId, /^CHAR_/);
     assert.deepEqual([n.status, n.amount, n.paidAmount, n.paymentMethod], ['pending', 1999, 0, 'boleto']);
     for (const f of PIX_FIELDS) assert.equal(n[f], undefined, f);
-    assert.match(n.boletoBarcode!, /^\d{5}\.\d{5} \d{5}\.\d{6} \d{5}\.\d{6} \d \d{14}$/);
+    assert.match(n.boletoBarcode!, /^\d{47}$/, 'the typeable line, digits only');
+    assert.equal(n.boleto!.dueDate, due);
     assert.ok(n.boletoBarcode!.endsWith('0000001999'), 'the line carries the amount');
     const pdf = await fetch(n.boletoUrl!);
     assert.equal(pdf.status, 200);
@@ -146,10 +158,13 @@ describe('create', () => {
       type: 'BOLETO',
       boleto: {
         due_date: due, instruction_lines: { line_1: 'Nao receber apos o vencimento' },
-        holder: { name: 'Maria Souza', tax_id: '12345678909', email: 'maria.souza@example.com' },
+        holder: {
+          name: 'Maria Souza', tax_id: '12345678909', email: 'maria.souza@example.com',
+          address: { street: 'Av Paulista', number: '100', locality: 'Bela Vista', city: 'Sao Paulo', region: 'Sao Paulo', region_code: 'SP', country: 'BRA', postal_code: '01310100' },
+        },
       },
     });
-    assert.equal(sent.body.charges[0].amount.value, 19.99);
+    assert.equal(sent.body.charges[0].amount.value, 1999);
   });
 
   const declines: Array<[string, string, string]> = [
@@ -198,7 +213,7 @@ describe('follow-ups', () => {
     assert.equal(cap.normalized.externalId, out.normalized.externalId);
     assert.equal(cap.normalized.refs!.orderId, out.normalized.refs!.orderId, 'the order id survives a charge-only answer');
     const sent = await onlyCall('POST', /^\/charges\/CHAR_[^/]+\/capture$/);
-    assert.deepEqual(sent.body, { amount: { value: 19.99 } });
+    assert.deepEqual(sent.body, { amount: { value: 1999 } });
     assert.equal(sent.headers['x-idempotency-key'], `${c.idempotencyKey}-capture`);
     const twice = await failure(adapter.captureCharge(ctx(), refOf(out, 'credit_card')));
     assert.equal(twice.kind, 'invalid_request');
@@ -208,7 +223,7 @@ describe('follow-ups', () => {
     const out = await adapter.createCharge(ctx(), charge('debit_card', { capture: false }));
     const cap = await adapter.captureCharge(ctx(), refOf(out, 'debit_card'), 1000);
     assert.deepEqual([cap.normalized.paidAmount, cap.normalized.captured], [1000, true]);
-    assert.deepEqual((await onlyCall('POST', /\/capture$/)).body, { amount: { value: 10 } });
+    assert.deepEqual((await onlyCall('POST', /\/capture$/)).body, { amount: { value: 1000 } });
   });
 
   test('cancel voids a pre-authorization (CANCELED, nothing refunded -> cancelled)', async () => {
@@ -217,7 +232,7 @@ describe('follow-ups', () => {
     assert.equal(cancelled.normalized.status, 'cancelled');
     assert.equal(cancelled.normalized.refundedAmount, 0);
     assert.equal((cancelled.raw as any).status, 'CANCELED');
-    assert.deepEqual((await onlyCall('POST', /^\/charges\/CHAR_[^/]+\/cancel$/)).body, { amount: { value: 19.99 } });
+    assert.deepEqual((await onlyCall('POST', /^\/charges\/CHAR_[^/]+\/cancel$/)).body, { amount: { value: 1999 } });
   });
 
   test('cancel a waiting boleto', async () => {
@@ -237,7 +252,8 @@ describe('follow-ups', () => {
     assert.deepEqual([full.normalized.status, full.normalized.refundedAmount], ['refunded', 1999]);
     assert.equal((full.raw as any).status, 'CANCELED');
     const cancels = await calls('POST', /\/cancel$/);
-    assert.deepEqual(cancels.map((r) => (r.body as any).amount.value), [5, 14.99]);
+    assert.deepEqual(cancels.map((r) => (r.body as any).amount.value), [500, 1499]);
+    assert.deepEqual([partial.refund?.status, partial.refund?.gatewayStatus, full.refund?.status, full.refund?.gatewayStatus], ['succeeded', 'PAID', 'succeeded', 'CANCELED']);
     assert.equal((await calls('GET', /^\/orders\/ORDE_/)).length, 2, 'each refund reads the charge first');
     const over = await failure(adapter.refundCharge(ctx(), ref, 1));
     assert.equal(over.kind, 'invalid_request');
@@ -323,7 +339,7 @@ describe('capabilities and failures', () => {
 describe('emulator over HTTP', () => {
   const order = (extra: Record<string, unknown> = {}) => ({
     reference_id: 'ref-1', customer: { name: 'Maria Souza', email: 'maria@example.com', tax_id: '12345678909' },
-    charges: [{ reference_id: 'ref-1', amount: { value: 10.99, currency: 'BRL' }, payment_method: { type: 'CREDIT_CARD', installments: 1, capture: true, card: { number: CARD.number, exp_month: 12, exp_year: 2030, security_code: '123', holder: { name: 'MARIA SOUZA' } } } }],
+    charges: [{ reference_id: 'ref-1', amount: { value: 1099, currency: 'BRL' }, payment_method: { type: 'CREDIT_CARD', installments: 1, capture: true, card: { number: CARD.number, exp_month: 12, exp_year: 2030, security_code: '123', holder: { name: 'MARIA SOUZA' } } } }],
     ...extra,
   });
 
@@ -341,9 +357,11 @@ describe('emulator over HTTP', () => {
     const cases: Array<[unknown, string, string]> = [
       [order({ customer: undefined }), '40001', 'customer'],
       [order({ customer: { name: 'Maria', email: 'maria@example.com', tax_id: '123' } }), '40002', 'customer.tax_id'],
-      [order({ charges: [{ amount: { value: 10.999 }, payment_method: { type: 'CREDIT_CARD', card: {} } }] }), '40002', 'charges[0].amount.value'],
-      [order({ charges: [{ amount: { value: 10 }, payment_method: { type: 'CASH' } }] }), '40002', 'charges[0].payment_method.type'],
-      [order({ charges: [{ amount: { value: 10 }, payment_method: { type: 'BOLETO', boleto: { due_date: '2000-01-01', holder: { name: 'A', tax_id: '12345678909' } } } }] }), '40002', 'charges[0].payment_method.boleto.due_date'],
+      [order({ charges: [{ amount: { value: 10.99 }, payment_method: { type: 'CREDIT_CARD', card: {} } }] }), '40002', 'charges[0].amount.value'],
+      [order({ charges: [{ amount: { value: 1000 }, payment_method: { type: 'CASH' } }] }), '40002', 'charges[0].payment_method.type'],
+      [order({ charges: [{ amount: { value: 1000 }, payment_method: { type: 'BOLETO', boleto: { due_date: '2000-01-01', holder: { name: 'A', tax_id: '12345678909' } } } }] }), '40002', 'charges[0].payment_method.boleto.due_date'],
+      [order({ charges: [{ amount: { value: 1000 }, payment_method: { type: 'BOLETO', boleto: { due_date: '2999-01-01', holder: { name: 'A', tax_id: '12345678909' } } } }] }), '40001', 'charges[0].payment_method.boleto.holder.address'],
+      [order({ notification_urls: ['not a url'] }), '40002', 'notification_urls'],
       [order({ charges: undefined, qr_codes: [{ amount: {} }] }), '40001', 'qr_codes[0].amount.value'],
     ];
     for (const [body, code, parameter] of cases) {
@@ -353,10 +371,10 @@ describe('emulator over HTTP', () => {
     }
   });
 
-  test('reais on the wire: 10.99 is stored as 1099 cents and answered as 10.99 with a summary', async () => {
+  test('cents on the wire: 1099 is R$ 10,99 and answered as 1099 with a summary', async () => {
     const res = await pagbank('POST', '/orders', order());
     assert.equal(res.status, 201);
-    assert.deepEqual(res.body.charges[0].amount, { value: 10.99, currency: 'BRL', summary: { total: 10.99, paid: 10.99, refunded: 0 } });
+    assert.deepEqual(res.body.charges[0].amount, { value: 1099, currency: 'BRL', summary: { total: 1099, paid: 1099, refunded: 0 } });
     const charge = await pagbank('GET', `/charges/${res.body.charges[0].id}`);
     assert.equal(charge.status, 200);
     assert.equal(charge.body.status, 'PAID');
@@ -368,7 +386,7 @@ describe('emulator over HTTP', () => {
     const empty = await pagbank('POST', `/charges/${id}/cancel`, {});
     assert.equal(empty.status, 400);
     assert.equal(empty.body.error_messages[0].parameter_name, 'amount.value');
-    const over = await pagbank('POST', `/charges/${id}/cancel`, { amount: { value: 11 } });
+    const over = await pagbank('POST', `/charges/${id}/cancel`, { amount: { value: 1100 } });
     assert.equal(over.status, 400);
     assert.equal(over.body.error_messages[0].code, '40002');
   });
@@ -384,5 +402,33 @@ describe('emulator over HTTP', () => {
     const res = await pagbank('POST', '/orders', order());
     await h.control.reset();
     assert.equal((await pagbank('GET', `/orders/${res.body.id}`)).status, 404);
+  });
+});
+
+describe('ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais (SPEC.md profile): adapter and emulator switch together', () => {
+  test('1999 cents go out as 19.99 and come back as 1999; a refund names reais', async () => {
+    const emulators = await startEmulators({ wire: { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-07-29.dahlia' } });
+    try {
+      const control = new EmulatorControlClient(emulators.url);
+      const c = h.context('pagbank', { ...SANDBOX_CREDENTIALS.pagbank }, { baseUrl: emulators.gatewayUrl('pagbank'), wire: { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-07-29.dahlia' } });
+      const out = await adapter.createCharge(c, charge('credit_card'));
+      assert.deepEqual([out.normalized.amount, out.normalized.paidAmount], [1999, 1999]);
+      const sent = (await control.requests('pagbank')).find((r) => r.method === 'POST' && r.path === '/orders') as any;
+      assert.deepEqual(sent.body.charges[0].amount, { value: 19.99, currency: 'BRL' });
+      assert.equal(sent.body.items[0].unit_amount, 19.99);
+      const refund = await adapter.refundCharge({ ...c, idempotencyKey: `${c.idempotencyKey}-r` }, refOf(out, 'credit_card'), 500);
+      assert.equal(refund.normalized.refundedAmount, 500);
+      const cancel = (await control.requests('pagbank')).find((r) => r.path.endsWith('/cancel')) as any;
+      assert.deepEqual(cancel.body, { amount: { value: 5 } });
+    } finally {
+      await emulators.close();
+    }
+  });
+
+  test('a reais amount sent to a cents emulator is refused, never read as a hundredth of it', async () => {
+    const c = ctx({ wire: { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-07-29.dahlia' } });
+    const err = await failure(adapter.createCharge(c, charge('credit_card')));
+    assert.equal(err.kind, 'invalid_request');
+    assert.match(err.message, /40002 invalid_parameter \((items\[0\]\.unit_amount|charges\[0\]\.amount\.value)\)/);
   });
 });

@@ -5,6 +5,7 @@ import { failure, useGatewayHarness } from '../helpers/gateway-context';
 import { stripeAdapter } from '../../src/gateways/stripe';
 import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
+import { STRIPE_API_VERSION } from '../../src/gateways/wire';
 import { DECLINES } from '../helpers/e2e';
 
 // The Stripe adapter driven directly against the Stripe emulator over real HTTP, plus the emulator on its own.
@@ -13,7 +14,8 @@ const h = useGatewayHarness();
 
 const KEY = SANDBOX_CREDENTIALS.stripe.secretKey;
 const ctx = (credentials = SANDBOX_CREDENTIALS.stripe) => h.context('stripe', credentials);
-const CUSTOMER = { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', phone: '11987654321' };
+const ADDRESS = { street: 'Av Paulista', number: '100', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310100', country: 'BR' };
+const CUSTOMER = { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', phone: '11987654321', address: ADDRESS };
 const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
 const charge = (over: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
   paymentMethod: 'credit_card', amount: 1999, currency: 'BRL', capture: true, description: 'Pedido 1001', customer: CUSTOMER, creditCard: CARD, ...over,
@@ -32,7 +34,10 @@ const refOf = (out: { normalized: { externalId: string; amount: number; refs?: R
 async function stripe(method: string, path: string, body?: Record<string, unknown>, headers: Record<string, string> = {}) {
   const res = await fetch(`${h.emulators.gatewayUrl('stripe')}${path}`, {
     method,
-    headers: { authorization: `Bearer ${KEY}`, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+    // An empty header value leaves the header out (an unpinned call).
+    headers: Object.fromEntries(Object.entries({
+      authorization: `Bearer ${KEY}`, 'stripe-version': STRIPE_API_VERSION, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers,
+    }).filter(([, v]) => v !== '')),
     body: body ? qs.stringify(body, { encodeValuesOnly: true, arrayFormat: 'indices' }) : undefined,
   });
   return { status: res.status, headers: res.headers, body: (await res.json()) as any };
@@ -44,7 +49,10 @@ describe('stripe adapter against the emulator', () => {
     const out = await stripeAdapter.createCharge(c, charge({ creditCard: { ...CARD, installments: 3 } }));
     assert.deepEqual(
       { ...out.normalized, externalId: undefined, refs: undefined },
-      { externalId: undefined, status: 'approved', amount: 1999, paidAmount: 1999, refundedAmount: 0, currency: 'BRL', paymentMethod: 'credit_card', captured: true, refs: undefined },
+      {
+        externalId: undefined, status: 'approved', amount: 1999, paidAmount: 1999, refundedAmount: 0, currency: 'BRL', paymentMethod: 'credit_card', captured: true,
+        card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 }, refs: undefined,
+      },
     );
     assert.match(out.normalized.externalId, /^pi_3[A-Za-z0-9]{23}$/);
     assert.match(out.normalized.refs!.chargeId, /^ch_3[A-Za-z0-9]{23}$/);
@@ -56,6 +64,7 @@ describe('stripe adapter against the emulator', () => {
     assert.equal(pm.headers['content-type'], 'application/x-www-form-urlencoded');
     assert.equal(pm.headers.authorization, `Bearer ${KEY}`);
     assert.equal(pm.headers['idempotency-key'], `${c.idempotencyKey}-pm`);
+    for (const call of await h.control.requests('stripe')) assert.equal(call.headers['stripe-version'], STRIPE_API_VERSION, `${call.path} pins the version`);
     assert.deepEqual(pm.body, {
       type: 'card', card: { number: CARD.number, exp_month: '12', exp_year: '2030', cvc: '123' }, billing_details: { name: 'MARIA SOUZA', email: 'maria@example.com' },
     });
@@ -133,7 +142,11 @@ describe('stripe adapter against the emulator', () => {
     const body = (await h.control.lastRequest('stripe'))!.body as any;
     assert.deepEqual(body.payment_method_types, ['boleto']);
     assert.deepEqual(body.payment_method_data, {
-      type: 'boleto', boleto: { tax_id: '12345678909' }, billing_details: { name: 'Maria Souza', email: 'maria@example.com', address: { country: 'BR' } },
+      type: 'boleto', boleto: { tax_id: '12345678909' },
+      billing_details: {
+        name: 'Maria Souza', email: 'maria@example.com',
+        address: { line1: 'Av Paulista, 100', city: 'Sao Paulo', state: 'SP', postal_code: '01310-100', country: 'BR' },
+      },
     });
     assert.deepEqual(body.payment_method_options, { boleto: { expires_after_days: '5' } });
   });
@@ -148,6 +161,7 @@ describe('stripe adapter against the emulator', () => {
     assert.equal(body.customer, cus.normalized.externalId);
     assert.equal(body.payment_method_data.boleto.tax_id, '12345678909');
     assert.equal(body.payment_method_data.billing_details.email, 'maria@example.com');
+    assert.equal(body.payment_method_data.billing_details.address.postal_code, '01310-100', 'the address comes from the Stripe customer');
   });
 
   for (const [number, code] of DECLINES) {
@@ -253,6 +267,7 @@ describe('stripe adapter against the emulator', () => {
     assert.equal(sent.headers['idempotency-key'], c.idempotencyKey);
     assert.deepEqual(sent.body, {
       name: 'Maria Souza', email: 'maria@example.com', phone: '+5511987654321', metadata: { document: '12345678909' },
+      address: { line1: 'Av Paulista, 100', city: 'Sao Paulo', state: 'SP', postal_code: '01310-100', country: 'BR' },
       tax_id_data: [{ type: 'br_cpf', value: '123.456.789-09' }],
     });
     const pi = await stripeAdapter.createCharge(ctx(), charge({ customerId: out.normalized.externalId }));
@@ -379,7 +394,7 @@ describe('stripe emulator over HTTP', () => {
 
   test('boleto cannot be refunded; a paid pix can (emulator pay hook)', async () => {
     const base = { amount: 1999, currency: 'brl', confirm: true };
-    const b = await stripe('POST', '/v1/payment_intents', { ...base, payment_method_types: ['boleto'], payment_method_data: { type: 'boleto', boleto: { tax_id: '12345678909' }, billing_details: { name: 'Maria', email: 'm@x.com' } } });
+    const b = await stripe('POST', '/v1/payment_intents', { ...base, payment_method_types: ['boleto'], payment_method_data: { type: 'boleto', boleto: { tax_id: '12345678909' }, billing_details: { name: 'Maria', email: 'm@x.com', address: { line1: 'Av Paulista, 100', city: 'Sao Paulo', state: 'SP', postal_code: '01310-100', country: 'BR' } } } });
     await stripe('POST', `/_emulator/payment_intents/${b.body.id}/pay`, {});
     const br = await stripe('POST', '/v1/refunds', { payment_intent: b.body.id });
     assert.equal(br.body.error.code, 'charge_not_refundable');
@@ -387,6 +402,42 @@ describe('stripe emulator over HTTP', () => {
     const paid = await stripe('POST', `/_emulator/payment_intents/${p.body.id}/pay`, {});
     assert.equal(paid.body.status, 'succeeded');
     assert.equal((await stripe('POST', '/v1/refunds', { payment_intent: p.body.id })).body.amount, 1999);
+  });
+
+  test('a boleto without the billing address is the 400 parameter_missing Stripe answers', async () => {
+    const res = await stripe('POST', '/v1/payment_intents', {
+      amount: 1999, currency: 'brl', confirm: true, payment_method_types: ['boleto'],
+      payment_method_data: { type: 'boleto', boleto: { tax_id: '12345678909' }, billing_details: { name: 'Maria', email: 'm@x.com' } },
+    });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.code, 'parameter_missing');
+    assert.equal(res.body.error.param, 'payment_method_data[billing_details][address][line1]');
+  });
+
+  test('Stripe-Version: pinned dahlia takes payment_method_types; unpinned runs on the account default (endive), which refuses it', async () => {
+    const body = { amount: 1999, currency: 'brl', payment_method_types: ['pix'] };
+    const pinned = await stripe('POST', '/v1/payment_intents', body);
+    assert.equal(pinned.status, 200);
+    assert.equal(pinned.headers.get('stripe-version'), STRIPE_API_VERSION);
+    const unpinned = await stripe('POST', '/v1/payment_intents', body, { 'stripe-version': '' });
+    assert.equal(unpinned.status, 400);
+    assert.equal(unpinned.body.error.code, 'parameter_unknown');
+    assert.equal(unpinned.body.error.param, 'payment_method_types');
+    const endive = await stripe('POST', '/v1/payment_intents', { amount: 1999, currency: 'brl', allowed_payment_method_types: ['pix'] }, { 'stripe-version': '2026-10-28.endive' });
+    assert.equal(endive.status, 200, 'endive takes allowed_payment_method_types');
+    const bad = await stripe('GET', '/v1/customers/cus_x', undefined, { 'stripe-version': 'yesterday' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error.message, /Invalid Stripe API version/);
+  });
+
+  test('raw card numbers are refused unless the account has raw card data access', async () => {
+    const card = { type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' } };
+    const refused = await stripe('POST', '/v1/payment_methods', card, { authorization: 'Bearer sk_test_plain_account_0001' });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.error.type, 'invalid_request_error');
+    assert.match(refused.body.error.message, /Sending credit card numbers directly to the Stripe API is generally unsafe/);
+    const allowed = await stripe('POST', '/v1/payment_methods', card);
+    assert.equal(allowed.status, 200, 'the sandbox key has raw card data access');
   });
 
   test('unknown ids are Stripe 404s', async () => {

@@ -5,7 +5,8 @@ import type { GatewayHarness } from './gateway-context';
 
 // One normalized charge that every gateway accepts, for tests that run the same scenario on several adapters.
 
-export const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '12345678909', phone: '11987654321' };
+export { CUSTOMER } from './e2e';
+import { CUSTOMER } from './e2e';
 export const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
 
 /** The call that creates the charge at each gateway, below its prefix (fault filters aim at it). */
@@ -30,7 +31,7 @@ export async function chargeInput(
   }
   const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
   return {
-    paymentMethod, amount: 1999, currency: 'BRL', capture: true, description: 'Pedido 1001', customer: CUSTOMER, customerId,
+    paymentMethod, amount: 1999, currency: 'BRL', capture: true, description: 'Pedido 1001', customer: CUSTOMER, customerId, clientIp: '203.0.113.7',
     ...(paymentMethod.endsWith('_card') ? { creditCard: CARD } : {}),
     ...(paymentMethod === 'pix' ? { pix: { expiresInSeconds: 3600 } } : {}),
     ...(paymentMethod === 'boleto' ? { boleto: { dueDate } } : {}),

@@ -40,7 +40,8 @@ export async function startE2E(env: Record<string, string> = {}, logs?: { level:
     account(settings = {}, gateways = [...GATEWAY_IDS], credentials = {}) {
       const { id, apiKey } = accounts.create('Loja Teste', 'loja@example.com');
       for (const g of gateways) vault.save(id, g, credentials[g] ?? SANDBOX_CREDENTIALS[g]);
-      sandbox.app.store.accounts.saveSettings(id, { ...sandbox.app.store.accounts.settings(id), ...settings });
+      // The sandbox Stripe key has raw card data access, so accounts here may send raw cards to Stripe unless a test says otherwise.
+      sandbox.app.store.accounts.saveSettings(id, { ...sandbox.app.store.accounts.settings(id), stripeRawCardData: true, ...settings });
       return apiKey;
     },
     async closedPortUrl() {
@@ -67,7 +68,10 @@ export async function startE2E(env: Record<string, string> = {}, logs?: { level:
   };
 }
 
-export const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '12345678909', phone: '11987654321' };
+export const ADDRESS = { street: 'Av Paulista', number: '100', complement: 'conj 12', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310-100', country: 'BR' };
+export const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '12345678909', phone: '11987654321', address: ADDRESS };
+/** A 3-D Secure result as an MPI returns it (Pagar.me takes debit cards only with one). */
+export const THREE_DS = { eci: '05', cavv: 'AAABBJg0VhI0VniQEjRWAAAAAAA=', transactionId: '3ds-tx-1', dsTransactionId: 'f25084f0-5b16-4c0a-ae5d-b24808a95e4b', version: '2.2.0' };
 export const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
 export const DECLINES: Array<[string, string]> = [
   ['4000000000000002', 'card_declined'],
