@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { GATEWAY_IDS, type GatewayId } from './gateways/registry-ids';
-import { ADAPTER_BASE_URLS } from './gateways/base-urls';
+import type { GatewayId } from './gateways/registry-ids';
+import { GATEWAYS } from './gateways/registry';
 import { MAPPINGS_DIR } from './lib/paths';
 import { parseWireSettings, WireSettingError } from './gateways/wire';
 import type { WireSettings } from './gateways/types';
@@ -26,7 +26,7 @@ export interface Config {
   nodeEnv: string;
   production: boolean;
   logLevel: string;
-  /** ROUTEGATE_PAGBANK_AMOUNT_UNIT, ROUTEGATE_STRIPE_API_VERSION: real API vs SPEC.md wire choices. */
+  /** The gateways' declared wire settings (real API vs SPEC.md wire choices), by variable name. */
   wire: WireSettings;
   warnings: string[]; // things start-up should log once the logger exists
 }
@@ -106,9 +106,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`ROUTEGATE_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
   }
   const gatewayUrls = {} as Record<GatewayId, string>;
-  for (const id of GATEWAY_IDS) {
-    const name = `ROUTEGATE_${id.toUpperCase()}_URL`;
-    gatewayUrls[id] = httpUrl(name, env[name]?.trim() || ADAPTER_BASE_URLS[id]);
+  for (const g of GATEWAYS) {
+    const name = gatewayUrlEnv(g.id);
+    gatewayUrls[g.id] = httpUrl(name, env[name]?.trim() || g.adapter.defaultBaseUrl);
   }
   const mappingsDir = resolveMappingsDir(env);
   const wire = wireSettings(env);
@@ -119,9 +119,13 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-// ---- wire settings (DESIGN.md: the wire follows the real API; SPEC.md's variant is one setting away) ----
-// ROUTEGATE_PAGBANK_AMOUNT_UNIT: cents (default, PagBank's Orders API) | reais (SPEC.md's profile).
-// ROUTEGATE_STRIPE_API_VERSION: Stripe-Version pinned on every Stripe call (default: what the mappings follow).
+/** ROUTEGATE_<ID>_URL: where a gateway is reached (the emulators, in the sandbox and tests). */
+export function gatewayUrlEnv(id: GatewayId): string {
+  return `ROUTEGATE_${id.toUpperCase()}_URL`;
+}
+
+// Wire settings (DESIGN.md: the wire follows the real API; SPEC.md's variant is one setting away), as each
+// gateway declares them in its descriptor.
 function wireSettings(env: Env) {
   try {
     return parseWireSettings(env);

@@ -43,9 +43,9 @@ test('production requires ROUTEGATE_MASTER_KEY', () => {
 });
 
 test('wire settings: PagBank cents and the pinned Stripe version by default; reais and another version when set; bad values stop start-up', () => {
-  assert.deepEqual(loadConfig(base).wire, { pagbankAmountUnit: 'cents', stripeApiVersion: '2026-07-29.dahlia' });
+  assert.deepEqual(loadConfig(base).wire, { ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'cents', ROUTEGATE_STRIPE_API_VERSION: '2026-07-29.dahlia' });
   const set = loadConfig({ ...base, ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais', ROUTEGATE_STRIPE_API_VERSION: '2026-10-28.endive' }).wire;
-  assert.deepEqual(set, { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-10-28.endive' });
+  assert.deepEqual(set, { ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais', ROUTEGATE_STRIPE_API_VERSION: '2026-10-28.endive' });
   assert.throws(() => loadConfig({ ...base, ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'centavos' }), (e: Error) => e instanceof ConfigError && /ROUTEGATE_PAGBANK_AMOUNT_UNIT must be cents or reais/.test(e.message));
   assert.throws(() => loadConfig({ ...base, ROUTEGATE_STRIPE_API_VERSION: 'latest' }), (e: Error) => e instanceof ConfigError && /ROUTEGATE_STRIPE_API_VERSION/.test(e.message));
 });

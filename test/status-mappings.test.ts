@@ -1,4 +1,4 @@
-import { pagbankAmountUnit } from '../src/gateways/pagbank';
+import { pagbankAmountUnit } from '../src/gateways/pagbank/wire';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadMappings } from '../src/mapping/loader';

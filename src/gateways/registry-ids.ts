@@ -1,21 +1,16 @@
-export const GATEWAY_IDS = ['stripe', 'pagarme', 'asaas', 'mercadopago', 'pagbank'] as const;
-export type GatewayId = (typeof GATEWAY_IDS)[number];
+import { GATEWAYS } from './registry';
 
-// SPEC.md uses neutral labels; DESIGN.md says every input place accepts them and `pagseguro`.
-const ALIASES = new Map<string, GatewayId>([
-  ['gateway_1', 'stripe'],
-  ['gateway_2', 'pagarme'],
-  ['gateway_3', 'asaas'],
-  ['gateway_4', 'mercadopago'],
-  ['gateway_5', 'pagbank'],
-  ['pagseguro', 'pagbank'],
-]);
+/** A canonical gateway id (src/gateways/registry.ts). */
+export type GatewayId = string;
 
-export const GATEWAY_ALIASES = [...ALIASES.keys()];
-export const GATEWAY_INPUT_IDS: string[] = [...GATEWAY_IDS, ...GATEWAY_ALIASES];
+export const GATEWAY_IDS: readonly GatewayId[] = GATEWAYS.map((g) => g.id);
 
 // A Map, not an object literal: client input such as `__proto__` or `constructor` must find nothing.
-const INPUT_IDS = new Map<string, GatewayId>([...GATEWAY_IDS.map((id) => [id, id] as const), ...ALIASES]);
+// DESIGN.md: every input place also accepts SPEC.md's neutral labels and the gateways' other names.
+const INPUT_IDS = new Map<string, GatewayId>(GATEWAYS.flatMap((g) => [[g.id, g.id] as const, ...g.aliases.map((a) => [a, g.id] as const)]));
+
+export const GATEWAY_ALIASES: readonly string[] = GATEWAYS.flatMap((g) => g.aliases);
+export const GATEWAY_INPUT_IDS: string[] = [...INPUT_IDS.keys()];
 
 /** Canonical id for any accepted spelling, or undefined. */
 export function resolveGatewayId(value: unknown): GatewayId | undefined {

@@ -1,20 +1,28 @@
-import type { GatewayAdapter, GatewayId } from './types';
-import { stripeAdapter } from './stripe';
-import { pagarmeAdapter } from './pagarme';
-import { asaasAdapter } from './asaas';
-import { mercadopagoAdapter } from './mercadopago';
-import { pagbankAdapter } from './pagbank';
+import type { GatewayDescriptor } from './descriptor';
+import type { GatewayAdapter } from './types';
 
-export { GATEWAY_IDS, resolveGatewayId, GATEWAY_INPUT_IDS } from './registry-ids';
+/**
+ * THE list of gateways: one folder name per gateway (src/gateways/<id>/, exporting its descriptor). Everything
+ * else that names gateways (schemas' enums, ROUTEGATE_<ID>_URL, the sandbox and the emulators, the CLI, log
+ * redaction, docs tables) is derived from this list. Adding a gateway: docs/adding-a-gateway.md.
+ */
+const FOLDERS = ['stripe', 'pagarme', 'asaas', 'mercadopago', 'pagbank'];
 
-export const ADAPTERS: Record<GatewayId, GatewayAdapter> = {
-  stripe: stripeAdapter,
-  pagarme: pagarmeAdapter,
-  asaas: asaasAdapter,
-  mercadopago: mercadopagoAdapter,
-  pagbank: pagbankAdapter,
-};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const GATEWAYS: readonly GatewayDescriptor[] = FOLDERS.map((folder) => (require(`./${folder}`) as { descriptor: GatewayDescriptor }).descriptor);
 
-export function adapterFor(id: GatewayId): GatewayAdapter {
-  return ADAPTERS[id];
+const BY_ID = new Map(GATEWAYS.map((g) => [g.id, g]));
+
+export const GATEWAY_IDS: readonly string[] = GATEWAYS.map((g) => g.id);
+
+export const ADAPTERS: Readonly<Record<string, GatewayAdapter>> = Object.freeze(Object.fromEntries(GATEWAYS.map((g) => [g.id, g.adapter])));
+
+export function descriptorOf(id: string): GatewayDescriptor | undefined {
+  return BY_ID.get(id);
 }
+
+export function adapterFor(id: string): GatewayAdapter {
+  return BY_ID.get(id)!.adapter;
+}
+
+export { resolveGatewayId, GATEWAY_INPUT_IDS } from './registry-ids';

@@ -124,13 +124,11 @@ export interface CallContext {
   webhookUrl?: string;
 }
 
-/** Where SPEC.md and a real API disagree on the wire, the deployment picks (DESIGN.md); read once from env. */
-export interface WireSettings {
-  /** ROUTEGATE_PAGBANK_AMOUNT_UNIT: `cents` (PagBank's Orders API) or `reais` (SPEC.md's profile). */
-  pagbankAmountUnit: 'cents' | 'reais';
-  /** ROUTEGATE_STRIPE_API_VERSION: the Stripe-Version sent on every call. */
-  stripeApiVersion: string;
-}
+/**
+ * Where SPEC.md and a real API disagree on the wire, the deployment picks (DESIGN.md): each gateway declares its
+ * settings (GatewayDescriptor.wireSettings), read once from the environment, keyed by variable name.
+ */
+export type WireSettings = Readonly<Record<string, string>>;
 
 /** `needs: 'customerId'`: a customer created at this gateway first (Asaas); `needs: 'customer'`: the buyer inline (PagBank). */
 export type Capability = 'supported' | 'unsupported' | { needs: 'customerId' | 'customer' };

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
+import type { GatewayId } from '../gateways/registry-ids';
 
 /**
  * Before the handler (the gateway never acts on the request): `latency` (then normal), `http500`, `http429`,
@@ -53,6 +53,9 @@ export interface RecordedRequest {
  * broken or silent for the next N calls and assert exactly what RouteGate sent.
  */
 export class EmulatorControl {
+  /** The gateways served (the registry's ids); emulators import this module, so it never imports the registry. */
+  constructor(readonly gateways: readonly GatewayId[]) {}
+
   private readonly faults = new Map<GatewayId, Fault[]>();
   private requests: RecordedRequest[] = [];
   private readonly hanging = new Set<FastifyRequest>();
@@ -154,14 +157,14 @@ function applies(fault: Fault, request: { method: string; path: string }): boole
   return !fault.path || fault.path === request.path.split('?')[0];
 }
 
-export function gatewayOfPath(url: string): GatewayId | undefined {
+export function gatewayOfPath(control: EmulatorControl, url: string): GatewayId | undefined {
   const first = url.split('/')[1]?.split('?')[0];
-  return (GATEWAY_IDS as readonly string[]).includes(first ?? '') ? (first as GatewayId) : undefined;
+  return control.gateways.includes(first ?? '') ? (first as GatewayId) : undefined;
 }
 
 /** preHandler for the emulator app: record, then apply the next fault for that gateway if any. */
 export async function recordAndApplyFault(control: EmulatorControl, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const gateway = gatewayOfPath(request.url);
+  const gateway = gatewayOfPath(control, request.url);
   if (!gateway) return;
   const path = request.url.slice(gateway.length + 1);
   control.record({
@@ -234,7 +237,7 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
         required: ['gateway', 'fault'],
         additionalProperties: false,
         properties: {
-          gateway: { type: 'string', enum: [...GATEWAY_IDS] },
+          gateway: { type: 'string', enum: [...control.gateways] },
           fault: { type: 'string', enum: [...FAULT_KINDS] },
           count: { type: 'integer', minimum: 1, default: 1 },
           latencyMs: { type: 'integer', minimum: 0 },
@@ -260,7 +263,7 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
     schema: {
       querystring: {
         type: 'object', additionalProperties: false,
-        properties: { gateway: { type: 'string', enum: [...GATEWAY_IDS] } },
+        properties: { gateway: { type: 'string', enum: [...control.gateways] } },
       },
     },
   }, async (req) => ({ entries: control.ledger(req.query.gateway as GatewayId | undefined) }));
@@ -273,7 +276,7 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
     schema: {
       body: {
         type: 'object', required: ['gateway', 'id'], additionalProperties: false,
-        properties: { gateway: { type: 'string', enum: [...GATEWAY_IDS] }, id: { type: 'string', minLength: 1 } },
+        properties: { gateway: { type: 'string', enum: [...control.gateways] }, id: { type: 'string', minLength: 1 } },
       },
     },
   }, async (req, reply) => {

@@ -1,23 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
-import { GATEWAY_IDS } from '../gateways/registry-ids';
+import { GATEWAYS, GATEWAY_IDS } from '../gateways/registry';
 import { EmulatorControl, applyAfterHandler, controlRoutes, recordAndApplyFault } from './control';
-import type { EmulatorPlugin } from './types';
 import type { WireSettings } from '../gateways/types';
 import { parseWireSettings } from '../gateways/wire';
-import { stripeEmulator } from './stripe';
-import { pagarmeEmulator } from './pagarme';
-import { asaasEmulator } from './asaas';
-import { mercadopagoEmulator } from './mercadopago';
-import { pagbankEmulator } from './pagbank';
-
-const EMULATORS: Record<(typeof GATEWAY_IDS)[number], EmulatorPlugin> = {
-  stripe: stripeEmulator,
-  pagarme: pagarmeEmulator,
-  asaas: asaasEmulator,
-  mercadopago: mercadopagoEmulator,
-  pagbank: pagbankEmulator,
-};
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,14 +15,14 @@ export interface EmulatorServer {
   app: FastifyInstance;
   control: EmulatorControl;
   url: string; // e.g. http://127.0.0.1:4010
-  gatewayUrl(gateway: (typeof GATEWAY_IDS)[number]): string;
+  gatewayUrl(gateway: string): string;
   close(): Promise<void>;
 }
 
-/** All five emulators in one fastify app, each under its own prefix, plus /__control. */
+/** Every registered gateway's emulator in one fastify app, each under /<id>, plus /__control. */
 export async function buildEmulatorApp(options: { logger?: boolean; wire?: WireSettings } = {}): Promise<{ app: FastifyInstance; control: EmulatorControl }> {
   const wire = options.wire ?? parseWireSettings(process.env);
-  const control = new EmulatorControl();
+  const control = new EmulatorControl(GATEWAY_IDS);
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
 
   // Keep the raw text: emulated gateways compare bodies for idempotency and tests assert exact bytes.
@@ -60,8 +46,8 @@ export async function buildEmulatorApp(options: { logger?: boolean; wire?: WireS
   app.addHook('onClose', async () => control.releaseHanging());
 
   await app.register(controlRoutes, { prefix: '/__control', control });
-  for (const gateway of GATEWAY_IDS) {
-    await app.register(EMULATORS[gateway], { prefix: `/${gateway}`, gateway, control, wire });
+  for (const g of GATEWAYS) {
+    await app.register(g.emulator, { prefix: `/${g.id}`, gateway: g.id, control, wire });
   }
   return { app, control };
 }

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { failure, useGatewayHarness } from '../helpers/gateway-context';
-import { asaasAdapter, declineCodeOf } from '../../src/gateways/asaas';
+import { asaasAdapter, declineCodeOf } from '../../src/gateways/asaas/adapter';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
 import type { RecordedRequest } from '../../src/sandbox/control';

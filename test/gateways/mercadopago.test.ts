@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { failure, useGatewayHarness } from '../helpers/gateway-context';
-import { mercadopagoAdapter } from '../../src/gateways/mercadopago';
+import { mercadopagoAdapter } from '../../src/gateways/mercadopago/adapter';
 import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { DECLINES } from '../helpers/e2e';

@@ -1,7 +1,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { failure, useGatewayHarness } from '../helpers/gateway-context';
-import { pagbankAdapter as adapter, pagbankAmountUnit } from '../../src/gateways/pagbank';
+import { pagbankAdapter as adapter } from '../../src/gateways/pagbank/adapter';
+import { pagbankAmountUnit } from '../../src/gateways/pagbank/wire';
 import { startEmulators } from '../../src/sandbox/emulators';
 import { EmulatorControlClient } from '../../src/sandbox/control-client';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -407,10 +408,10 @@ describe('emulator over HTTP', () => {
 
 describe('ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais (SPEC.md profile): adapter and emulator switch together', () => {
   test('1999 cents go out as 19.99 and come back as 1999; a refund names reais', async () => {
-    const emulators = await startEmulators({ wire: { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-07-29.dahlia' } });
+    const emulators = await startEmulators({ wire: { ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais', ROUTEGATE_STRIPE_API_VERSION: '2026-07-29.dahlia' } });
     try {
       const control = new EmulatorControlClient(emulators.url);
-      const c = h.context('pagbank', { ...SANDBOX_CREDENTIALS.pagbank }, { baseUrl: emulators.gatewayUrl('pagbank'), wire: { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-07-29.dahlia' } });
+      const c = h.context('pagbank', { ...SANDBOX_CREDENTIALS.pagbank }, { baseUrl: emulators.gatewayUrl('pagbank'), wire: { ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais', ROUTEGATE_STRIPE_API_VERSION: '2026-07-29.dahlia' } });
       const out = await adapter.createCharge(c, charge('credit_card'));
       assert.deepEqual([out.normalized.amount, out.normalized.paidAmount], [1999, 1999]);
       const sent = (await control.requests('pagbank')).find((r) => r.method === 'POST' && r.path === '/orders') as any;
@@ -426,7 +427,7 @@ describe('ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais (SPEC.md profile): adapter and emu
   });
 
   test('a reais amount sent to a cents emulator is refused, never read as a hundredth of it', async () => {
-    const c = ctx({ wire: { pagbankAmountUnit: 'reais', stripeApiVersion: '2026-07-29.dahlia' } });
+    const c = ctx({ wire: { ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais', ROUTEGATE_STRIPE_API_VERSION: '2026-07-29.dahlia' } });
     const err = await failure(adapter.createCharge(c, charge('credit_card')));
     assert.equal(err.kind, 'invalid_request');
     assert.match(err.message, /40002 invalid_parameter \((items\[0\]\.unit_amount|charges\[0\]\.amount\.value)\)/);

@@ -2,10 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import qs from 'qs';
 import { failure, useGatewayHarness } from '../helpers/gateway-context';
-import { stripeAdapter } from '../../src/gateways/stripe';
+import { stripeAdapter } from '../../src/gateways/stripe/adapter';
 import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
-import { STRIPE_API_VERSION } from '../../src/gateways/wire';
+import { STRIPE_API_VERSION } from '../../src/gateways/stripe/wire';
 import { DECLINES } from '../helpers/e2e';
 
 // The Stripe adapter driven directly against the Stripe emulator over real HTTP, plus the emulator on its own.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startE2E, CUSTOMER, CARD, ADDRESS, DECLINES, type E2E } from '../helpers/e2e';
 import { expectError } from '../helper';
 import { GATEWAY_IDS, type GatewayId } from '../../src/gateways/registry-ids';
-import { STRIPE_API_VERSION } from '../../src/gateways/wire';
+import { STRIPE_API_VERSION } from '../../src/gateways/stripe/wire';
 
 // Issue 9 (real-API fidelity) end to end: RouteGate over real HTTP against the five emulators, which refuse
 // what the real gateways refuse.

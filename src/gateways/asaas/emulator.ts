@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify';
-import type { EmulatorPlugin } from './types';
-import type { LedgerEntry } from './control';
-import type { DeclineCode } from '../gateways/types';
-import { cardBrand, declineFor, luhnValid } from './cards';
-import { randomDigits, randomUuid } from './ids';
-import { pixBrCode } from './br-code';
+import type { EmulatorPlugin } from '../../sandbox/types';
+import type { LedgerEntry } from '../../sandbox/control';
+import type { DeclineCode } from '../types';
+import { cardBrand, declineFor, luhnValid } from '../../sandbox/cards';
+import { randomDigits, randomUuid } from '../../sandbox/ids';
+import { pixBrCode } from '../../sandbox/br-code';
 
 // Asaas API v3 emulator (shared/gateways/asaas.md): `access_token` header, amounts in reais (floats),
 // every payment belongs to a customer, declines are HTTP 400 invalid_creditCard and persist nothing,

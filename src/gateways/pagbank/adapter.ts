@@ -1,25 +1,14 @@
-import { capabilityTable } from './capabilities';
-import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from './common';
-import type { GatewayReply } from './http-client';
-import { DEFAULT_WIRE } from './wire';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from './types';
+import { capabilityTable } from '../capabilities';
+import { classifyHttpError, normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import type { GatewayReply } from '../http-client';
+import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from '../types';
 
 // PagBank Orders API (shared/gateways/pagbank.md). An order holds one charge (card, boleto) or one pix QR
 // code (qr_codes[], no charge until paid). Capture and cancel/refund act on the charge (CHAR_...); a pix
 // charge's externalId is the order id, and refs.orderId is always kept because retrieve is GET /orders/{id}.
 
-/**
- * THE PagBank amount-unit binding. The real Orders API takes integer cents (shared/gateways/pagbank.md
- * section 1); SPEC.md's mapping table says reais. ROUTEGATE_PAGBANK_AMOUNT_UNIT (`cents` default, `reais` =
- * SPEC.md's profile) reaches here through ctx.wire, and every pagbank mapping converts through the
- * `$amountUnit` bound below; the emulator reads the same setting (src/sandbox/pagbank.ts).
- */
-export const PAGBANK_AMOUNT_UNITS = { cents: 'minor', reais: 'major' } as const;
-export function pagbankAmountUnit(setting: keyof typeof PAGBANK_AMOUNT_UNITS = DEFAULT_WIRE.pagbankAmountUnit): 'minor' | 'major' {
-  return PAGBANK_AMOUNT_UNITS[setting];
-}
-const bindingsOf = (ctx: CallContext) => ({ amountUnit: pagbankAmountUnit(ctx.wire?.pagbankAmountUnit) });
+const bindingsOf = (ctx: CallContext) => ({ amountUnit: pagbankAmountUnit(ctx.wire?.[AMOUNT_UNIT_SETTING]) });
 
 const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
@@ -72,7 +61,7 @@ export const pagbankAdapter: GatewayAdapter = {
   amountUnit: pagbankAmountUnit(), // the default; ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches every call
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
-  defaultBaseUrl: ADAPTER_BASE_URLS.pagbank,
+  defaultBaseUrl: 'https://api.pagseguro.com',
   // Boleto: cancel while WAITING; a paid boleto cannot be refunded through the API. Pix: a QR code has no
   // cancel (it expires); once paid its PIX charge refunds like a card. The Orders API has no customer
   // resource (customers exist only in the separate recurring-payments API): the buyer goes inline.

@@ -1,4 +1,4 @@
-import { invalid, type Json } from './stripe-wire';
+import { invalid, type Json } from './emulator-wire';
 
 // Stripe's search query language for PaymentIntents (docs.stripe.com/search): clauses `field:value` joined by
 // spaces or AND (implicit AND), or by OR, never both; a leading `-` negates a clause; string values in single

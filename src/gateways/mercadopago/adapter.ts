@@ -1,9 +1,8 @@
-import { capabilityTable } from './capabilities';
-import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
-import type { GatewayReply } from './http-client';
-import { toMajor } from '../mapping/functions';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from './types';
+import { capabilityTable } from '../capabilities';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import type { GatewayReply } from '../http-client';
+import { toMajor } from '../../mapping/functions';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from '../types';
 
 // Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). One payment per charge, numeric id as the
 // externalId; capture and cancel are PUT /v1/payments/{id}; refunds are their own resource, so a refund
@@ -82,7 +81,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
   lookupProvesAbsence: true,
-  defaultBaseUrl: ADAPTER_BASE_URLS.mercadopago,
+  defaultBaseUrl: 'https://api.mercadopago.com',
   // capture:false exists for cards only. A pending pix/boleto can be cancelled; once paid, MP refunds pix
   // and boleto (fully or partly) to the payer's account, like cards.
   capabilities: capabilityTable({

@@ -1,8 +1,7 @@
-import { capabilityTable } from './capabilities';
-import { ADAPTER_BASE_URLS } from './base-urls';
-import { classifyHttpError, gatewayText, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
-import type { GatewayReply } from './http-client';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from './types';
+import { capabilityTable } from '../capabilities';
+import { classifyHttpError, gatewayText, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import type { GatewayReply } from '../http-client';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from '../types';
 
 // Asaas API v3 (shared/gateways/asaas.md, docs/gateways/asaas.md). Amounts are reais; every payment needs a
 // customer; no idempotency header exists (the charge id goes in externalReference instead). Extra calls:
@@ -96,7 +95,7 @@ export const asaasAdapter: GatewayAdapter = {
   currencies: ['BRL'],
   keepsIdempotencyKeys: false,
   lookupProvesAbsence: true,
-  defaultBaseUrl: ADAPTER_BASE_URLS.asaas,
+  defaultBaseUrl: 'https://api.asaas.com',
   // Every payment belongs to a customer. Pix and boleto have no pre-authorization. A paid boleto is refunded
   // through /bankSlip/refund, which asks the payer for a bank account out of band: not offered.
   // Debit cards: the API refuses billingType DEBIT_CARD (debit exists only on the hosted invoiceUrl).

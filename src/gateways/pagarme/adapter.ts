@@ -1,7 +1,6 @@
-import { capabilityTable } from './capabilities';
-import { ADAPTER_BASE_URLS } from './base-urls';
-import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
-import { GatewayFailure, type CallContext, type ChargeRef, type GatewayAdapter } from './types';
+import { capabilityTable } from '../capabilities';
+import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { GatewayFailure, type CallContext, type ChargeRef, type GatewayAdapter } from '../types';
 
 // Pagar.me core v5 (shared/gateways/pagarme.md). Orders hold one charge; capture, cancel and refund act on
 // the charge (refs.chargeId); cancel and refund are the same DELETE route.
@@ -38,7 +37,7 @@ export const pagarmeAdapter: GatewayAdapter = {
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
   lookupProvesAbsence: true,
-  defaultBaseUrl: ADAPTER_BASE_URLS.pagarme,
+  defaultBaseUrl: 'https://api.pagar.me',
   // Boleto and pix refunds on PSP accounts are bank transfers that need the payer's bank account,
   // which a normalized refund does not carry; pending ones can still be cancelled.
   capabilities: capabilityTable({

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorPlugin } from './types';
-import { cardBrand, luhnValid } from './cards';
-import { randomDigits, randomId, randomUuid } from './ids';
-import { pixBrCode } from './br-code';
+import type { EmulatorPlugin } from '../../sandbox/types';
+import { cardBrand, luhnValid } from '../../sandbox/cards';
+import { randomDigits, randomId, randomUuid } from '../../sandbox/ids';
+import { pixBrCode } from '../../sandbox/br-code';
 import {
   type Params, type Json, DOCS, StripeError, invalid, missing, noSuch, cardError, int, bool, list, oneOf, rejectUnknown, metadataOf,
   queryParams, now, reais, type StripeDecline, DEBIT_CARDS, TEST_CARDS, declineOf,
-} from './stripe-wire';
-import { matchesSearch, parseSearchQuery } from './stripe-search';
-import type { LedgerEntry } from './control';
+} from './emulator-wire';
+import { matchesSearch, parseSearchQuery } from './emulator-search';
+import type { LedgerEntry } from '../../sandbox/control';
 
 // Stripe PaymentIntents API emulator (shared/gateways/stripe.md): payment methods, intents, charges, refunds,
 // customers and idempotency, with state per server instance. Wire conventions live in ./stripe-wire.ts.

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorPlugin } from './types';
-import type { LedgerEntry } from './control';
-import { cardBrand, declineFor, luhnValid } from './cards';
-import { randomDigits, randomId, randomUuid } from './ids';
-import { pixBrCode } from './br-code';
+import type { EmulatorPlugin } from '../../sandbox/types';
+import type { LedgerEntry } from '../../sandbox/control';
+import { cardBrand, declineFor, luhnValid } from '../../sandbox/cards';
+import { randomDigits, randomId, randomUuid } from '../../sandbox/ids';
+import { pixBrCode } from '../../sandbox/br-code';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { declineFor } from './cards';
+import { declineFor } from '../../sandbox/cards';
 
 // Stripe's wire conventions for the emulator: error bodies, form-decoded parameter parsing (every value
 // arrives as a string), and the test cards. Pure functions; the state lives in ./stripe.ts.

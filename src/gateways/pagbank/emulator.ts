@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorPlugin } from './types';
-import type { LedgerEntry } from './control';
-import { cardBrand, declineFor, luhnValid } from './cards';
-import { randomDigits, randomUuid } from './ids';
-import { pagbankAmountUnit } from '../gateways/pagbank';
-import { pixBrCode } from './br-code';
+import type { EmulatorPlugin } from '../../sandbox/types';
+import type { LedgerEntry } from '../../sandbox/control';
+import { cardBrand, declineFor, luhnValid } from '../../sandbox/cards';
+import { randomDigits, randomUuid } from '../../sandbox/ids';
+import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
+import { pixBrCode } from '../../sandbox/br-code';
 
 // PagBank Orders API emulator (shared/gateways/pagbank.md): POST /orders with `charges[]` (card, boleto) or
 // `qr_codes[]` (pix), charge capture/cancel, Bearer token, declines as HTTP 201 with a DECLINED charge.
@@ -77,7 +77,7 @@ const pagbankId = (prefix: string) => `${prefix}_${randomUuid().toUpperCase()}`;
 type Unit = 'minor' | 'major';
 
 export const pagbankEmulator: EmulatorPlugin = async (app, opts) => {
-  const unit: Unit = pagbankAmountUnit(opts.wire.pagbankAmountUnit);
+  const unit: Unit = pagbankAmountUnit(opts.wire[AMOUNT_UNIT_SETTING]);
   const orders = new Map<string, StoredOrder>();
   const charges = new Map<string, StoredCharge>();
   const qrOrders = new Map<string, string>(); // qr code id -> order id

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorPlugin } from './types';
-import type { LedgerEntry } from './control';
-import { cardBrand, declineFor, luhnValid } from './cards';
-import { randomDigits, randomId } from './ids';
-import { pixBrCode } from './br-code';
+import type { EmulatorPlugin } from '../../sandbox/types';
+import type { LedgerEntry } from '../../sandbox/control';
+import { cardBrand, declineFor, luhnValid } from '../../sandbox/cards';
+import { randomDigits, randomId } from '../../sandbox/ids';
+import { pixBrCode } from '../../sandbox/br-code';
 
 // Pagar.me Core API v5 emulator (shared/gateways/pagarme.md): orders with one charge each, integer cents,
 // HTTP Basic with the secret key as user, declines as HTTP 200 with a failed charge.

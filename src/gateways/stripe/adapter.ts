@@ -1,13 +1,12 @@
 import qs from 'qs';
-import { capabilityTable } from './capabilities';
-import { ADAPTER_BASE_URLS } from './base-urls';
-import type { GatewayReply } from './http-client';
-import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from './common';
-import { STRIPE_API_VERSION } from './wire';
+import { capabilityTable } from '../capabilities';
+import type { GatewayReply } from '../http-client';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { API_VERSION_SETTING, STRIPE_API_VERSION } from './wire';
 import {
   GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
   type NormalizedChargeResult, type PaymentMethod,
-} from './types';
+} from '../types';
 
 // Stripe PaymentIntents (shared/gateways/stripe.md). Form-encoded bodies with bracket notation, Bearer secret
 // key, Idempotency-Key. Raw cards become a PaymentMethod first (no raw PAN on a PaymentIntent); declines are
@@ -33,7 +32,7 @@ const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.secretKey ?? ''}` }),
   // Pinned on every call: unpinned, Stripe answers in the account's default version, whose request and
   // response shapes the mappings were not written for (stripe.md section 2: endive drops payment_method_types).
-  fixedHeaders: (ctx) => ({ 'stripe-version': ctx.wire?.stripeApiVersion ?? STRIPE_API_VERSION }),
+  fixedHeaders: (ctx) => ({ 'stripe-version': ctx.wire?.[API_VERSION_SETTING] ?? STRIPE_API_VERSION }),
   encodeBody: (body) => ({
     contentType: 'application/x-www-form-urlencoded',
     payload: qs.stringify(body, { encodeValuesOnly: true, arrayFormat: 'indices' }),
@@ -123,7 +122,7 @@ export const stripeAdapter: GatewayAdapter = {
   currencies: ['BRL', 'USD', 'EUR', 'GBP', 'MXN', 'CAD', 'AUD'],
   keepsIdempotencyKeys: true,
   lookupProvesAbsence: false,
-  defaultBaseUrl: ADAPTER_BASE_URLS.stripe,
+  defaultBaseUrl: 'https://api.stripe.com',
   // Manual capture is card-only; boleto payments cannot be refunded (stripe.md section 3). Pending pix and
   // boleto PaymentIntents (requires_action) can be cancelled. debit_card is a card at Stripe.
   capabilities: capabilityTable({

@@ -1,0 +1,17 @@
+import type { GatewayDescriptor } from '../descriptor';
+import { asaasAdapter } from './adapter';
+import { asaasEmulator } from './emulator';
+
+/** Asaas API v3 (shared/gateways/asaas.md). */
+export const descriptor: GatewayDescriptor = {
+  id: 'asaas',
+  name: 'Asaas',
+  aliases: ['gateway_3'],
+  adapter: asaasAdapter,
+  emulator: asaasEmulator,
+  credentials: {
+    apiKey: { required: true, secret: true, description: 'API key ($aact_...)' },
+    webhookSecret: { required: true, secret: true, description: 'the access token configured for the webhook in the Asaas panel' },
+  },
+  sandboxCredentials: { apiKey: '$aact_sandbox_routegate_0003', webhookSecret: 'asaas_token_sandbox_0003' },
+};

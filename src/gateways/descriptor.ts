@@ -1,0 +1,53 @@
+import type { GatewayAdapter } from './types';
+import type { EmulatorPlugin } from '../sandbox/types';
+
+/** One credential field of a gateway: how it is validated, and whether it is a secret (masked, never logged). */
+export interface CredentialField {
+  required: boolean;
+  secret: boolean;
+  description: string;
+  /** A regular expression the value must match (JSON Schema `pattern`). */
+  pattern?: string;
+}
+
+/**
+ * A deployment-wide wire choice of one gateway, read once from the environment by the service and the emulators
+ * alike (where SPEC.md and the real API disagree, DESIGN.md keeps SPEC.md's variant one setting away).
+ */
+export interface WireSettingSpec {
+  env: string;
+  default: string;
+  /** The accepted values, or a pattern they must match. */
+  accepts: readonly string[] | RegExp;
+  description: string;
+}
+
+/** An account setting that only one gateway reads (e.g. whether the account may send it raw card data). */
+export interface AccountSettingSpec {
+  type: 'boolean';
+  default: boolean;
+  description: string;
+}
+
+/**
+ * Everything RouteGate knows about one gateway, in the gateway's own folder (src/gateways/<id>/): the registry
+ * lists these, and every gateway list elsewhere (schemas' enums, env names, the sandbox, the CLI, log redaction,
+ * docs tables) is derived from them. Payload shapes stay in mappings/<id>/.
+ */
+export interface GatewayDescriptor {
+  id: string;
+  /** Human name, for docs and messages. */
+  name: string;
+  /** Other accepted spellings: SPEC.md's neutral label (gateway_N) and any alias. */
+  aliases: readonly string[];
+  adapter: GatewayAdapter;
+  /** The gateway emulator (a fastify plugin mounted under /<id>), following the real API. */
+  emulator: EmulatorPlugin;
+  credentials: Readonly<Record<string, CredentialField>>;
+  /** Credentials the emulator accepts; the sandbox and the tests store them. */
+  sandboxCredentials: Readonly<Record<string, string>>;
+  wireSettings?: readonly WireSettingSpec[];
+  accountSettings?: Readonly<Record<string, AccountSettingSpec>>;
+  /** Account settings the sandbox's demo account uses for this gateway. */
+  sandboxAccountSettings?: Readonly<Record<string, unknown>>;
+}

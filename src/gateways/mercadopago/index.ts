@@ -1,0 +1,17 @@
+import type { GatewayDescriptor } from '../descriptor';
+import { mercadopagoAdapter } from './adapter';
+import { mercadopagoEmulator } from './emulator';
+
+/** Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). */
+export const descriptor: GatewayDescriptor = {
+  id: 'mercadopago',
+  name: 'Mercado Pago',
+  aliases: ['gateway_4'],
+  adapter: mercadopagoAdapter,
+  emulator: mercadopagoEmulator,
+  credentials: {
+    accessToken: { required: true, secret: true, description: 'access token, TEST-... or APP_USR-...' },
+    webhookSecret: { required: true, secret: true, description: 'webhook signature secret (x-signature)' },
+  },
+  sandboxCredentials: { accessToken: 'TEST-sandbox-routegate-0004', webhookSecret: 'mp_signature_sandbox_0004' },
+};

@@ -1,0 +1,30 @@
+import type { GatewayDescriptor } from '../descriptor';
+import { stripeAdapter } from './adapter';
+import { stripeEmulator } from './emulator';
+import { STRIPE_API_VERSION } from './wire';
+
+/** Stripe PaymentIntents (shared/gateways/stripe.md). */
+export const descriptor: GatewayDescriptor = {
+  id: 'stripe',
+  name: 'Stripe',
+  aliases: ['gateway_1'],
+  adapter: stripeAdapter,
+  emulator: stripeEmulator,
+  credentials: {
+    secretKey: { required: true, secret: true, pattern: '^(sk|rk)_', description: 'secret key, sk_test_... or sk_live_...' },
+    webhookSecret: { required: true, secret: true, pattern: '^whsec_', description: 'endpoint signing secret, whsec_...' },
+  },
+  // The emulated account has raw card data access: its key says rawcard.
+  sandboxCredentials: { secretKey: 'sk_test_rawcard_sandbox_routegate_0001', webhookSecret: 'whsec_sandbox_routegate_0001' },
+  wireSettings: [{
+    env: 'ROUTEGATE_STRIPE_API_VERSION', default: STRIPE_API_VERSION, accepts: /^\d{4}-\d{2}-\d{2}(\.[a-z]+)?$/,
+    description: 'the Stripe-Version pinned on every Stripe call (the version the stripe mappings are written for)',
+  }],
+  accountSettings: {
+    stripeRawCardData: {
+      type: 'boolean', default: false,
+      description: 'the Stripe account has raw card data access: raw card numbers may be sent to Stripe (else a Stripe paymentMethodId is needed)',
+    },
+  },
+  sandboxAccountSettings: { stripeRawCardData: true },
+};
