@@ -1,6 +1,7 @@
 import { resolveGatewayId } from '../gateways/registry-ids';
 import { validationError, type FieldError } from '../errors';
 import type { SettingsRow } from '../store/accounts';
+import { gatewaySettingNames } from '../gateways/account-settings';
 
 export interface SettingsPatch {
   primaryGateway?: string | null;
@@ -8,7 +9,8 @@ export interface SettingsPatch {
   compatibilityMode?: string | null;
   responseFormat?: SettingsRow['responseFormat'];
   webhookForwardUrl?: string | null;
-  stripeRawCardData?: boolean;
+  /** Settings a gateway declares for itself (descriptor.accountSettings); the schema lists them. */
+  [gatewaySetting: string]: unknown;
 }
 
 /**
@@ -22,7 +24,7 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
   if (patch.compatibilityMode !== undefined) next.compatibilityMode = patch.compatibilityMode === null ? null : resolveGatewayId(patch.compatibilityMode)!;
   if (patch.responseFormat !== undefined) next.responseFormat = patch.responseFormat;
   if (patch.webhookForwardUrl !== undefined) next.webhookForwardUrl = patch.webhookForwardUrl;
-  if (patch.stripeRawCardData !== undefined) next.stripeRawCardData = patch.stripeRawCardData;
+  for (const name of gatewaySettingNames()) if (patch[name] !== undefined) next[name] = patch[name];
   if (patch.gatewayFallbacks !== undefined) {
     next.gatewayFallbacks = patch.gatewayFallbacks.map((g) => resolveGatewayId(g)!);
     const seen = new Set<string>();

@@ -69,7 +69,7 @@ export function callContext(deps: GatewayDeps, accountId: string, gateway: Gatew
 }
 
 /**
- * What the gateway can never do answers 422 before the charge's state is looked at: "Stripe cannot capture a
+ * What the gateway can never do answers 422 before the charge's state is looked at: "<gateway> cannot capture a
  * pix" is the useful answer, not "this pix is not an uncaptured pre-authorization".
  */
 function assertSupported(c: ChargeRecord, op: ChargeOperation): void {

@@ -29,7 +29,7 @@ function isRefusal(err: unknown): err is GatewayFailure {
 /**
  * Settle an ambiguous create at the gateway that got it. Where the gateway keeps idempotency keys, the create is
  * replayed with the same key (`ctx` carries it): the gateway answers the first result or makes the one charge.
- * Then, or where it keeps none (Asaas), the charge is looked up by the reference RouteGate sent. Only a consistent
+ * Then, or where it keeps none, the charge is looked up by the reference RouteGate sent. Only a consistent
  * lookup answering "none", or the gateway refusing the replay outright, proves the charge absent.
  */
 export async function settleAmbiguousCreate(adapter: GatewayAdapter, ctx: CallContext, charge: NormalizedCharge): Promise<Settlement> {

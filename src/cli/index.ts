@@ -1,3 +1,4 @@
+import { GATEWAY_IDS } from '../gateways/registry-ids';
 import { loadConfig, ConfigError, resolveMappingsDir } from '../config';
 import { openStore, type Store } from '../store';
 import { AccountService } from '../accounts/service';
@@ -13,7 +14,7 @@ export const USAGE = `usage: routegate <command>
   accounts deactivate ID                      refuse the account's key with 403 CLIENT_INACTIVE
   accounts activate ID                        accept it again
   keys rotate ID                              new key printed once; the previous key stops working at once
-  emulators [--port N] [--host H]             serve the five gateway emulators under /stripe, /pagarme, ...
+  emulators [--port N] [--host H]             serve every gateway's emulator under /<gateway id>
   mappings check                              compile every mapping file and run its fixtures
 
 Environment: ROUTEGATE_DB (./data/routegate.db), ROUTEGATE_MASTER_KEY, see README.md.`;
@@ -87,7 +88,7 @@ async function run(argv: string[], io: Io): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
     const { startEmulators } = await import('../sandbox/emulators');
     const server = await startEmulators({ port, host: flags.host || '127.0.0.1' });
-    io.out(JSON.stringify({ emulators: server.url, gateways: ['stripe', 'pagarme', 'asaas', 'mercadopago', 'pagbank'].map((g) => `${server.url}/${g}`) }));
+    io.out(JSON.stringify({ emulators: server.url, gateways: GATEWAY_IDS.map((g) => `${server.url}/${g}`) }));
     const stop = () => server.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -11,9 +11,9 @@ const STATUSES = new Set(['approved', 'pending', 'processing', 'declined', 'canc
 /** The transport half of an adapter: what every call to one gateway shares. */
 export interface Transport {
   authHeaders(credentials: Record<string, string>): Record<string, string>;
-  /** Headers every call carries besides auth (Stripe-Version). */
+  /** Headers every call carries besides auth (e.g. an API version header). */
   fixedHeaders?(ctx: CallContext): Record<string, string>;
-  /** Default: JSON. Stripe overrides with form encoding. */
+  /** Default: JSON; a gateway with form-encoded bodies overrides it. */
   encodeBody?(body: unknown): { contentType: string; payload: string };
   /** The gateway's own idempotency header, if it has one. */
   idempotencyHeader?: string;

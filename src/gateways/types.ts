@@ -16,12 +16,12 @@ export interface PayerAddress {
 /** The payer as a charge carries it (inline `customer`, or the stored customer behind `customerId`). */
 export interface Payer {
   name?: string; email?: string; document?: string; phone?: string; address?: PayerAddress;
-  /** The buyer's IP address (Asaas remoteIp); default the client's IP as RouteGate saw it. */
+  /** The buyer's IP address (some gateways want it on card payments); default the client's IP as RouteGate saw it. */
   ip?: string;
   metadata?: Record<string, string>;
 }
 
-/** 3-D Secure result of an authentication the merchant ran before the charge (debit cards on Pagar.me). */
+/** 3-D Secure result of an authentication the merchant ran before the charge (debit cards where the gateway requires it). */
 export interface ThreeDSAuthentication {
   eci?: string; cavv?: string; transactionId?: string; dsTransactionId?: string; version?: string;
 }
@@ -36,7 +36,7 @@ export interface NormalizedCharge {
   capture: boolean; // default true
   customerId?: string;
   customer?: Payer;
-  /** string keys and values (Stripe's limits: 50 keys, 40-char keys, 500-char values); returned as given */
+  /** string keys and values (the strictest gateway's limits: 50 keys, 40-char keys, 500-char values); returned as given */
   metadata?: Record<string, string>;
   /** The client's IP as RouteGate saw it (set by the route, not by the client). */
   clientIp?: string;
@@ -69,7 +69,7 @@ export interface NormalizedChargeResult {
   card?: NormalizedCard;
   declineCode?: DeclineCode; // set when status is declined/failed because of the card
   gatewayMessage?: string; // the gateway's own text for a decline or failure
-  /** Extra gateway ids a follow-up call needs (e.g. Pagar.me charge id beside the order id). Strings only. */
+  /** Extra gateway ids a follow-up call needs (e.g. a charge id beside an order id). Strings only. */
   refs?: Record<string, string>;
 }
 
@@ -106,7 +106,7 @@ export interface CustomerOutcome { normalized: NormalizedCustomerResult; raw: un
 /** Everything an adapter operation needs; built by the orchestrator per attempt. */
 export interface CallContext {
   gateway: GatewayId;
-  baseUrl: string; // without trailing slash, e.g. https://api.stripe.com or http://127.0.0.1:4010/stripe
+  baseUrl: string; // without trailing slash, e.g. https://api.example.com or http://127.0.0.1:4010/<gateway id>
   credentials: Record<string, string>; // decrypted; never log
   http: GatewayHttp;
   mappings: MappingSet; // this gateway's compiled mappings
@@ -130,7 +130,7 @@ export interface CallContext {
  */
 export type WireSettings = Readonly<Record<string, string>>;
 
-/** `needs: 'customerId'`: a customer created at this gateway first (Asaas); `needs: 'customer'`: the buyer inline (PagBank). */
+/** `needs: 'customerId'`: a customer created at this gateway first; `needs: 'customer'`: the buyer inline. */
 export type Capability = 'supported' | 'unsupported' | { needs: 'customerId' | 'customer' };
 export type ChargeOperation = 'charge' | 'capture' | 'cancel' | 'refund' | 'partial_refund';
 

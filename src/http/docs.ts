@@ -1,3 +1,4 @@
+import { GATEWAYS } from '../gateways/registry';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -11,7 +12,7 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: 'RouteGate API', version: '1.0.0', description: 'One normalized payments API over Stripe, Pagar.me, Asaas, Mercado Pago and PagBank.' },
+      info: { title: 'RouteGate API', version: '1.0.0', description: `One normalized payments API over ${GATEWAYS.map((g) => g.name).join(', ')}.` },
       servers: [{ url: publicUrl }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
       security: [{ apiKey: [] }],

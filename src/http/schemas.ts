@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
 import type { FieldError } from '../errors';
 import { validationError } from '../errors';
+import { withGatewaySchemas } from './gateway-schemas';
 
 export type JsonSchema = Record<string, unknown> & { $id: string };
 
@@ -15,11 +16,11 @@ let cache: JsonSchema[] | undefined;
 /** schemas/*.json, each with an $id; the one source for validation, serialization and /docs. */
 export function loadSchemas(dir: string = SCHEMAS_DIR): JsonSchema[] {
   if (cache && dir === SCHEMAS_DIR) return cache;
-  const schemas = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => {
+  const schemas = withGatewaySchemas(fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => {
     const schema = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as JsonSchema;
     if (!schema.$id) throw new Error(`schema ${f} has no $id`);
     return schema;
-  });
+  }));
   if (dir === SCHEMAS_DIR) cache = schemas;
   return schemas;
 }

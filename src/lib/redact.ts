@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { GATEWAYS } from '../gateways/registry';
 
 /** pino redact paths: API keys, gateway credentials and card data never reach a log line. */
 export const REDACT_PATHS = [
@@ -7,7 +8,9 @@ export const REDACT_PATHS = [
   'credentials', '*.credentials', 'body.credentials',
   '*.creditCard.number', '*.creditCard.cvv', '*.creditCard.token', 'creditCard.number', 'creditCard.cvv', 'creditCard.token',
   '*.card.number', '*.card.cvv', '*.card.security_code', '*.card.encrypted',
-  'secretKey', 'apiKey', 'accessToken', 'token', 'webhookSecret', 'apiKeyPlain',
+  'apiKeyPlain',
+  // Every secret credential field any gateway declares, wherever it sits in a logged object.
+  ...[...new Set(GATEWAYS.flatMap((g) => Object.entries(g.credentials).filter(([, f]) => f.secret).map(([name]) => name)))].flatMap((name) => [name, `*.${name}`]),
 ];
 
 /**

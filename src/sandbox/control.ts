@@ -17,9 +17,8 @@ export interface Fault { kind: FaultKind; remaining: number; latencyMs?: number;
 /**
  * One charge as the gateway holds it, for tests that assert what really happened at the gateway.
  * Amounts are integer cents whatever the gateway's unit; `status` is the gateway's own; `id` is what RouteGate
- * keeps as the charge's externalId; `reference` is the RouteGate reference the create carried (Stripe
- * metadata[rg_charge_id], Pagar.me code, Asaas externalReference, Mercado Pago external_reference, PagBank
- * reference_id), null when it carried none; `paymentMethod` is RouteGate's name for the method.
+ * keeps as the charge's externalId; `reference` is the RouteGate reference the create carried (the charge id, in
+ * whatever field the gateway keeps a merchant reference), null when it carried none; `paymentMethod` is RouteGate's name for the method.
  */
 export interface LedgerEntry {
   gateway: GatewayId;
@@ -43,7 +42,7 @@ export interface RecordedRequest {
   method: string;
   path: string; // path below the gateway prefix, with query string, e.g. /v1/payment_intents
   headers: Record<string, string | string[] | undefined>;
-  body: unknown; // parsed (JSON, or form-decoded for Stripe)
+  body: unknown; // parsed (JSON, or form-decoded)
   rawBody?: string;
   at: string;
 }

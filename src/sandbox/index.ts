@@ -2,22 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
-import { loadConfig, ConfigError } from '../config';
+import { loadConfig, ConfigError, gatewayUrlEnv } from '../config';
 import { AccountService } from '../accounts/service';
-import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
+import { GATEWAY_IDS } from '../gateways/registry-ids';
+import { SANDBOX_CREDENTIALS, demoSettings } from './demo-account';
 import { MappingLoadError } from '../mapping/loader';
 import { startEmulators, type EmulatorServer } from './emulators';
 import { parseWireSettings } from '../gateways/wire';
 import type { WireSettings } from '../gateways/types';
 
-/** Credentials the emulators accept (anything without the word "invalid"; a Stripe key with "rawcard" may send raw card numbers). */
-export const SANDBOX_CREDENTIALS: Record<GatewayId, Record<string, string>> = {
-  stripe: { secretKey: 'sk_test_rawcard_sandbox_routegate_0001', webhookSecret: 'whsec_sandbox_routegate_0001' },
-  pagarme: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002' },
-  asaas: { apiKey: '$aact_sandbox_routegate_0003', webhookSecret: 'asaas_token_sandbox_0003' },
-  mercadopago: { accessToken: 'TEST-sandbox-routegate-0004', webhookSecret: 'mp_signature_sandbox_0004' },
-  pagbank: { token: 'sandbox_routegate_token_0005', webhookSecret: 'pagbank_token_sandbox_0005' },
-};
+export { SANDBOX_CREDENTIALS } from './demo-account';
 
 export interface Sandbox {
   app: FastifyInstance;
@@ -46,7 +40,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const dbPath = opts.dbPath ?? env.ROUTEGATE_DB ?? './data/sandbox.db';
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbPath}${suffix}`, { force: true });
   const port = opts.port ?? 0;
-  const gatewayUrls = Object.fromEntries(GATEWAY_IDS.map((g) => [`ROUTEGATE_${g.toUpperCase()}_URL`, emulators.gatewayUrl(g)]));
+  const gatewayUrls = Object.fromEntries(GATEWAY_IDS.map((g) => [gatewayUrlEnv(g), emulators.gatewayUrl(g)]));
   const config = loadConfig({
     ...env, ...gatewayUrls, ROUTEGATE_DB: dbPath, PORT: String(port), ROUTEGATE_LOG_LEVEL: opts.logLevel ?? env.ROUTEGATE_LOG_LEVEL ?? 'warn',
     ROUTEGATE_PUBLIC_URL: env.ROUTEGATE_PUBLIC_URL ?? (port ? `http://localhost:${port}` : undefined),
@@ -58,10 +52,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const account = new AccountService(app.store).create('Sandbox Store', 'sandbox@routegate.dev');
   const vault = app.vault;
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
-  app.store.accounts.saveSettings(account.id, {
-    ...app.store.accounts.settings(account.id), primaryGateway: 'pagarme', gatewayFallbacks: ['stripe', 'mercadopago', 'pagbank'],
-    stripeRawCardData: true, // the emulated Stripe account has raw card data access (its key says rawcard)
-  });
+  app.store.accounts.saveSettings(account.id, demoSettings(app.store.accounts.settings(account.id)));
   return {
     app, emulators, url, account,
     close: async () => {
@@ -94,16 +85,17 @@ async function main(): Promise<void> {
   const out = (s: string) => process.stdout.write(s + '\n');
   out('RouteGate sandbox is running.');
   out(`  service:    ${sandbox.url}   (OpenAPI: ${sandbox.url}/docs)`);
-  out(`  emulators:  ${sandbox.emulators.url}/{stripe,pagarme,asaas,mercadopago,pagbank}   (control: ${sandbox.emulators.url}/__control)`);
+  out(`  emulators:  ${sandbox.emulators.url}/{${GATEWAY_IDS.join(',')}}   (control: ${sandbox.emulators.url}/__control)`);
   out(`  account:    ${sandbox.account.id}`);
   out(`  API key:    ${sandbox.account.apiKey}`);
-  out('  primary gateway pagarme, fallbacks stripe, mercadopago, pagbank; credentials stored for all five.');
+  const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
+  out(`  primary gateway ${routing.primaryGateway}, fallbacks ${routing.gatewayFallbacks.join(', ')}; credentials stored for all ${GATEWAY_IDS.length}.`);
   out('');
   out('Create a pix charge:');
   out(`  ${pixCurl(sandbox.url, sandbox.account.apiKey)}`);
   out('');
   out('Then play the payer (externalId from that answer) and read the charge again at the gateway:');
-  out(`  curl -s -X POST ${sandbox.emulators.url}/__control/pay -H 'content-type: application/json' -d '{"gateway":"pagarme","id":"<externalId>"}'`);
+  out(`  curl -s -X POST ${sandbox.emulators.url}/__control/pay -H 'content-type: application/json' -d '{"gateway":"${routing.primaryGateway}","id":"<externalId>"}'`);
   out(`  curl -s '${sandbox.url}/api/v1/charges/<id>?refresh=true' -H 'x-api-key: ${sandbox.account.apiKey}'`);
   out('');
   out('Press Ctrl+C to stop.');

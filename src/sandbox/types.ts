@@ -6,13 +6,13 @@ import type { WireSettings } from '../gateways/types';
 export interface EmulatorOptions {
   gateway: GatewayId;
   control: EmulatorControl;
-  /** The deployment's wire settings (PagBank amount unit, Stripe API version): both sides of the wire follow them. */
+  /** The deployment's wire settings (each gateway's declared wire settings): both sides of the wire follow them. */
   wire: WireSettings;
 }
 
 /**
  * A gateway emulator: a fastify plugin registered under `/<gateway>` that follows shared/gateways/<id>.md.
  * It keeps state in memory and calls `control.onReset` with a function that clears it.
- * Bodies arrive parsed (JSON, or form-decoded with qs for Stripe); `request.rawBody` holds the raw text.
+ * Bodies arrive parsed (JSON, or form-decoded with qs); `request.rawBody` holds the raw text.
  */
 export type EmulatorPlugin = FastifyPluginAsync<EmulatorOptions>;

@@ -1,6 +1,7 @@
 import type { DB } from './db';
 import { nowIso } from './db';
 import { ReadCache, type ExternalWrites } from './read-cache';
+import { gatewaySettingDefaults, gatewaySettingNames } from '../gateways/account-settings';
 
 export interface AccountRow {
   id: string;
@@ -18,18 +19,20 @@ export interface SettingsRow {
   compatibilityMode: string | null;
   responseFormat: 'full' | 'normalized' | 'raw';
   webhookForwardUrl: string | null;
-  /** Real Stripe accounts refuse raw card numbers unless raw-card access is enabled: off until the merchant says so. */
-  stripeRawCardData: boolean;
+  /** The settings gateways declare for themselves (descriptor.accountSettings), flattened beside these. */
+  [gatewaySetting: string]: unknown;
 }
 
-export const DEFAULT_SETTINGS: SettingsRow = {
-  primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, stripeRawCardData: false,
-};
+const CORE_SETTINGS = { primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null } as const;
+
+export function defaultSettings(): SettingsRow {
+  return { ...CORE_SETTINGS, gatewayFallbacks: [], ...gatewaySettingDefaults() };
+}
 
 interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; created_at: string; updated_at: string }
 interface RawSettings {
   primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
-  stripe_raw_card_data: number;
+  gateway_settings: string;
 }
 
 function toAccount(r: RawAccount): AccountRow {
@@ -61,7 +64,7 @@ export class AccountsRepository {
     this.setActiveStmt = db.prepare('UPDATE accounts SET active = ?, updated_at = ? WHERE id = ?');
     this.settingsById = db.prepare('SELECT * FROM settings WHERE account_id = ?');
     this.updateSettingsStmt = db.prepare(
-      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, stripe_raw_card_data = ?, updated_at = ? WHERE account_id = ?',
+      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, updated_at = ? WHERE account_id = ?',
     );
   }
 
@@ -106,19 +109,26 @@ export class AccountsRepository {
 
   private readSettings(id: string): SettingsRow {
     const r = this.settingsById.get(id) as RawSettings | undefined;
-    if (!r) return { ...DEFAULT_SETTINGS };
+    if (!r) return defaultSettings();
+    const declared = gatewaySettingDefaults();
+    const stored = JSON.parse(r.gateway_settings) as Record<string, unknown>;
+    for (const name of Object.keys(declared)) if (Object.hasOwn(stored, name)) declared[name] = stored[name];
     return {
+      ...declared,
       primaryGateway: r.primary_gateway,
       gatewayFallbacks: JSON.parse(r.gateway_fallbacks),
       compatibilityMode: r.compatibility_mode,
       responseFormat: r.response_format as SettingsRow['responseFormat'],
       webhookForwardUrl: r.webhook_forward_url,
-      stripeRawCardData: r.stripe_raw_card_data === 1,
     };
   }
 
   saveSettings(id: string, s: SettingsRow): void {
     this.forget();
-    this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, s.stripeRawCardData ? 1 : 0, nowIso(), id);
+    this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id);
   }
+}
+
+function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {
+  return Object.fromEntries(gatewaySettingNames().filter((n) => s[n] !== undefined).map((n) => [n, s[n]]));
 }
