@@ -1,27 +1,7 @@
 import { Agent, request, errors as undiciErrors } from 'undici';
-import { GatewayFailure, type GatewayId } from './types';
+import { GatewayFailure, type GatewayReply, type GatewayRequest, type HttpSender } from './types';
 
-export interface GatewayRequest {
-  gateway: GatewayId;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-  url: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** Response timeout: how long to wait once the request is written. */
-  timeoutMs: number;
-  /** Epoch ms past which nothing may be waited for (the client request's deadline). */
-  deadline?: number;
-}
-
-export interface GatewayReply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-  /** Parsed JSON body; undefined when the body is empty or not JSON. */
-  json: unknown;
-  jsonError: boolean; // body present but not valid JSON
-  durationMs: number;
-}
+export type { GatewayRequest, GatewayReply };
 
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
 
@@ -35,7 +15,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * One keep-alive undici Agent for all gateway origins (it pools per origin). No retry interceptor:
  * fallback is the orchestrator's decision, with a per-attempt idempotency key.
  */
-export class GatewayHttp {
+export class GatewayHttp implements HttpSender {
   private readonly agent: Agent;
 
   /** connectTimeoutMs: how long opening a connection may take (nothing is sent before it is open). */

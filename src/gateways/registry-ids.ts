@@ -1,7 +1,8 @@
 import { GATEWAYS } from './registry';
 
-/** A canonical gateway id (src/gateways/registry.ts). */
-export type GatewayId = string;
+import type { GatewayId } from './types';
+
+export type { GatewayId };
 
 export const GATEWAY_IDS: readonly GatewayId[] = GATEWAYS.map((g) => g.id);
 

@@ -24,5 +24,3 @@ export function descriptorOf(id: string): GatewayDescriptor | undefined {
 export function adapterFor(id: string): GatewayAdapter {
   return BY_ID.get(id)!.adapter;
 }
-
-export { resolveGatewayId, GATEWAY_INPUT_IDS } from './registry-ids';

@@ -1,8 +1,38 @@
-import type { GatewayId } from './registry-ids';
-import type { GatewayHttp } from './http-client';
-import type { MappingSet } from '../mapping/loader';
+/** A canonical gateway id: a folder name listed in src/gateways/registry.ts. */
+export type GatewayId = string;
 
-export type { GatewayId };
+/** What adapters need of the HTTP client (src/gateways/http-client.ts implements it). */
+export interface HttpSender {
+  send(req: GatewayRequest): Promise<GatewayReply>;
+}
+
+/** What adapters need of a gateway's compiled mappings (src/mapping/loader.ts MappingSet implements it). */
+export interface MappingEvaluator {
+  evaluate<T = unknown>(name: string, input: unknown, bindings?: Record<string, unknown>): Promise<T>;
+}
+
+export interface GatewayRequest {
+  gateway: GatewayId;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Response timeout: how long to wait once the request is written. */
+  timeoutMs: number;
+  /** Epoch ms past which nothing may be waited for (the client request's deadline). */
+  deadline?: number;
+}
+
+export interface GatewayReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Parsed JSON body; undefined when the body is empty or not JSON. */
+  json: unknown;
+  jsonError: boolean; // body present but not valid JSON
+  durationMs: number;
+}
+
 export type PaymentMethod = 'credit_card' | 'debit_card' | 'boleto' | 'pix';
 export const PAYMENT_METHODS: PaymentMethod[] = ['credit_card', 'debit_card', 'boleto', 'pix'];
 export type ChargeStatus = 'approved' | 'pending' | 'processing' | 'declined' | 'cancelled' | 'refunded' | 'failed';
@@ -108,8 +138,8 @@ export interface CallContext {
   gateway: GatewayId;
   baseUrl: string; // without trailing slash, e.g. https://api.example.com or http://127.0.0.1:4010/<gateway id>
   credentials: Record<string, string>; // decrypted; never log
-  http: GatewayHttp;
-  mappings: MappingSet; // this gateway's compiled mappings
+  http: HttpSender;
+  mappings: MappingEvaluator; // this gateway's compiled mappings
   /** Idempotency key for this attempt's first write call (derived from charge id + attempt). */
   idempotencyKey: string;
   /** RouteGate's internal charge id, sent as metadata/reference where the gateway has a field for it. */

@@ -1,6 +1,7 @@
 import { GATEWAYS } from '../gateways/registry';
 import { GATEWAY_INPUT_IDS } from '../gateways/registry-ids';
-import type { JsonSchema } from './schemas';
+
+export type JsonSchema = Record<string, unknown> & { $id: string };
 
 /**
  * The schemas that name gateways, derived from the registry at start-up so schemas/ never lists them by hand:

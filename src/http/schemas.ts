@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
 import type { FieldError } from '../errors';
 import { validationError } from '../errors';
-import { withGatewaySchemas } from './gateway-schemas';
+import { withGatewaySchemas, type JsonSchema } from './gateway-schemas';
 
-export type JsonSchema = Record<string, unknown> & { $id: string };
+export type { JsonSchema };
 
 let cache: JsonSchema[] | undefined;
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayId } from '../gateways/registry-ids';
+import type { GatewayId } from '../gateways/types';
 
 /**
  * Before the handler (the gateway never acts on the request): `latency` (then normal), `http500`, `http429`,

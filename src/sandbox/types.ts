@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { GatewayId } from '../gateways/registry-ids';
+import type { GatewayId } from '../gateways/types';
 import type { EmulatorControl } from './control';
 import type { WireSettings } from '../gateways/types';
 
