@@ -5,6 +5,7 @@ import path from 'node:path';
 import madge from 'madge';
 import { GATEWAYS } from '../src/gateways/registry';
 import { ROOT } from '../src/lib/paths';
+import { capabilityMarkdown, CAPABILITY_TABLE_START, CAPABILITY_TABLE_END } from '../src/gateways/capability-docs';
 
 // Issue 10: one folder per gateway, derived lists, no import cycles.
 
@@ -56,4 +57,13 @@ test('no gateway is named outside its own folder and the registry in src/ and sc
   walk(SRC);
   walk(path.join(ROOT, 'schemas'));
   assert.deepEqual(offenders, []);
+});
+
+test("README's capability tables are the ones the registry generates", () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(CAPABILITY_TABLE_START);
+  const end = readme.indexOf(CAPABILITY_TABLE_END);
+  assert.ok(start >= 0 && end > start, 'README has the generated block');
+  assert.equal(readme.slice(start + CAPABILITY_TABLE_START.length, end).trim(), capabilityMarkdown().trim(),
+    'README is stale: paste the output of `npx routegate docs capabilities`');
 });

@@ -6,6 +6,7 @@ import { CredentialVault } from '../accounts/credential-vault';
 import { MappingLoadError, loadMappings } from '../mapping/loader';
 import { runFixtures } from '../mapping/fixtures';
 import { parseArgs } from './args';
+import { capabilityMarkdown } from '../gateways/capability-docs';
 
 export const USAGE = `usage: routegate <command>
 
@@ -16,6 +17,7 @@ export const USAGE = `usage: routegate <command>
   keys rotate ID                              new key printed once; the previous key stops working at once
   emulators [--port N] [--host H]             serve every gateway's emulator under /<gateway id>
   mappings check                              compile every mapping file and run its fixtures
+  docs capabilities                           print the gateways' capability tables (markdown, from the registry)
 
 Environment: ROUTEGATE_DB (./data/routegate.db), ROUTEGATE_MASTER_KEY, see README.md.`;
 
@@ -106,6 +108,10 @@ async function run(argv: string[], io: Io): Promise<number> {
     const files = [...registry.values()].reduce((n, set) => n + set.names().length, 0);
     io.out(`${files} mapping files compiled, ${results.length - failed} passed, ${failed} failed`);
     return failed === 0 ? 0 : 1;
+  }
+  if (group === 'docs' && action === 'capabilities') {
+    io.out(capabilityMarkdown());
+    return 0;
   }
   throw new UsageError(group ? `unknown command: ${positional.join(' ')}` : 'no command given');
 }
