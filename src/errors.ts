@@ -310,11 +310,3 @@ export function envelope(err: RouteGateError, production: boolean): ErrorEnvelop
   if (!production && err.details) body.error.details = err.details;
   return body;
 }
-
-/** @deprecated while the callers move to rgError(): code -> HTTP status. */
-export const ERROR_CATALOGUE = Object.fromEntries(Object.entries(PUBLIC_CODES).map(([code, spec]) => [code, spec.status])) as { [C in ErrorCode]: (typeof PUBLIC_CODES)[C]['status'] };
-
-/** @deprecated while the callers move to rgError(). */
-export function validationError(message: string, errors?: FieldError[]): RouteGateError {
-  return new RouteGateError('VALIDATION_ERROR', message, errors ? { details: { errors } } : {});
-}
