@@ -11,7 +11,7 @@ import { registerIpRateLimit, registerKeyRateLimit } from './http/rate-limit';
 import { registerDocs } from './http/docs';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { REDACT_PATHS, clientRequestId, requestSerializer } from './lib/redact';
-import { RouteGateError } from './errors';
+import { rgError } from './errors';
 import { chargeRoutes } from './charges/routes';
 import { loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
@@ -103,7 +103,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       store.db.prepare('SELECT 1').get();
       return { status: 'ok', database: 'ok' };
     } catch (err) {
-      throw new RouteGateError('SERVICE_UNAVAILABLE', 'Database is not available', { cause: err });
+      throw rgError('DATABASE_UNAVAILABLE', {}, { cause: err });
     }
   });
 

@@ -1,40 +1,212 @@
 /**
- * Every public error RouteGate answers with, declared once: code -> HTTP status. SPEC.md's error table
- * plus the few the service needs beyond it (conflict, media type, sizes, method, timeout, internal).
+ * Every public error RouteGate answers with, declared once, in the spirit of Fastify's lib/errors.js.
+ *
+ * - PUBLIC_CODES: what a client sees in `error.code`, each with its HTTP status and whether a retry can
+ *   succeed. SPEC.md's error table plus the few the service needs beyond it.
+ * - ERRORS: every situation, keyed like Fastify's FST_ERR_* (key = situation, not code), each with its public
+ *   code and a message template with named `{params}`. Several situations share one public code.
+ * - rgError(key, params, extra): the only way src/ makes one; callers pass parameters, never text.
+ *
+ * docs/errors.md shows both tables; test/errors.test.ts keeps code, catalogue and docs in step.
  */
-export const ERROR_CATALOGUE = {
-  VALIDATION_ERROR: 400,
-  MISSING_API_KEY: 401,
-  INVALID_API_KEY: 401,
-  GATEWAY_AUTH_ERROR: 401, // or 403: follows the gateway's status
-  CLIENT_INACTIVE: 403,
-  NOT_FOUND: 404,
-  MISSING_CREDENTIALS: 400,
-  GATEWAY_UNSUPPORTED_OPERATION: 422,
-  RATE_LIMIT_EXCEEDED: 429,
-  GATEWAY_ERROR: 502,
-  GATEWAY_UNREACHABLE: 502,
-  GATEWAY_TIMEOUT: 504,
-  IDEMPOTENCY_CONFLICT: 409,
-  CHARGE_BUSY: 409, // another capture/cancel/refund of the same charge is running
-  METHOD_NOT_ALLOWED: 405,
-  REQUEST_TIMEOUT: 408,
-  PAYLOAD_TOO_LARGE: 413,
-  URI_TOO_LONG: 414,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  HEADERS_TOO_LARGE: 431,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-} as const;
 
-export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+/** Whether retrying can succeed, as docs/errors.md says it. */
+export type Retry =
+  | 'no' | 'no, fix credentials' | 'yes' | 'yes, shortly' | 'yes, after Retry-After'
+  | 'yes, with the same Idempotency-Key' | 'after reading the charge' | 'depends';
 
-/** The codes SPEC.md's error table lists; a test keeps the catalogue a superset of it. */
+interface PublicCodeSpec {
+  readonly status: number;
+  /** A second status the answer may carry (GATEWAY_AUTH_ERROR follows the gateway's 401 or 403). */
+  readonly altStatus?: number;
+  readonly retry: Retry;
+}
+
+export const PUBLIC_CODES = {
+  VALIDATION_ERROR: { status: 400, retry: 'no' },
+  MISSING_API_KEY: { status: 401, retry: 'no' },
+  INVALID_API_KEY: { status: 401, retry: 'no' },
+  GATEWAY_AUTH_ERROR: { status: 401, altStatus: 403, retry: 'no, fix credentials' },
+  CLIENT_INACTIVE: { status: 403, retry: 'no' },
+  NOT_FOUND: { status: 404, retry: 'no' },
+  METHOD_NOT_ALLOWED: { status: 405, retry: 'no' },
+  REQUEST_TIMEOUT: { status: 408, retry: 'yes' },
+  IDEMPOTENCY_CONFLICT: { status: 409, retry: 'depends' },
+  CHARGE_BUSY: { status: 409, retry: 'yes' }, // another capture/cancel/refund of the same charge is running
+  PAYLOAD_TOO_LARGE: { status: 413, retry: 'no' },
+  URI_TOO_LONG: { status: 414, retry: 'no' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retry: 'no' },
+  HEADERS_TOO_LARGE: { status: 431, retry: 'no' },
+  MISSING_CREDENTIALS: { status: 400, retry: 'no' },
+  GATEWAY_UNSUPPORTED_OPERATION: { status: 422, retry: 'no' },
+  RATE_LIMIT_EXCEEDED: { status: 429, retry: 'yes, after Retry-After' },
+  INTERNAL_ERROR: { status: 500, retry: 'yes' },
+  GATEWAY_ERROR: { status: 502, retry: 'depends' },
+  GATEWAY_UNREACHABLE: { status: 502, retry: 'yes' },
+  SERVICE_UNAVAILABLE: { status: 503, retry: 'yes' },
+  GATEWAY_TIMEOUT: { status: 504, retry: 'yes, with the same Idempotency-Key' },
+} as const satisfies Record<string, PublicCodeSpec>;
+
+export type ErrorCode = keyof typeof PUBLIC_CODES;
+
+/** The codes SPEC.md's error table lists; a test keeps PUBLIC_CODES a superset of it. */
 export const SPEC_ERROR_CODES: ErrorCode[] = [
   'VALIDATION_ERROR', 'MISSING_API_KEY', 'INVALID_API_KEY', 'GATEWAY_AUTH_ERROR', 'CLIENT_INACTIVE', 'NOT_FOUND',
   'MISSING_CREDENTIALS', 'GATEWAY_UNSUPPORTED_OPERATION', 'RATE_LIMIT_EXCEEDED', 'GATEWAY_ERROR',
   'GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT',
 ];
+
+interface ErrorSpec {
+  /** The public code; `inherit` (only through RouteGateError#extend): the code of the error it extends. */
+  readonly code: ErrorCode | 'inherit';
+  /** `{name}` is replaced by the parameter of that name. */
+  readonly message: string;
+  /** Refines the public code's retry for this situation. */
+  readonly retry?: Retry;
+  /** The one field at fault: becomes `details.errors` (a template too). */
+  readonly field?: { readonly name: string; readonly message: string };
+}
+
+const MISSING_GATEWAY = { name: 'gateway', message: 'is required when the account has no primaryGateway' } as const;
+
+export const ERRORS = {
+  // Requests refused before any route or handler (src/http/)
+  INVALID_REQUEST: { code: 'VALIDATION_ERROR', message: 'Invalid request: {fields}' },
+  INVALID_JSON: { code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON' },
+  EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Request body is empty but content-type is application/json' },
+  CONTENT_LENGTH_MISMATCH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' },
+  MALFORMED_URL: { code: 'VALIDATION_ERROR', message: 'The URL is malformed: a percent sign must start a valid UTF-8 percent-encoding' },
+  MALFORMED_HTTP_REQUEST: { code: 'VALIDATION_ERROR', message: 'Malformed HTTP request' },
+  BAD_REQUEST: { code: 'VALIDATION_ERROR', message: 'Bad request: {reason}' },
+  UNSUPPORTED_MEDIA_TYPE: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type: send the body as application/json' },
+  BODY_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than the configured limit' },
+  CHUNK_EXTENSIONS_TOO_LARGE: { code: 'PAYLOAD_TOO_LARGE', message: 'Chunk extensions are larger than allowed' },
+  PATH_SEGMENT_TOO_LONG: { code: 'URI_TOO_LONG', message: 'A path segment is longer than any id RouteGate issues ({max} characters)' },
+  HEADERS_TOO_LARGE: { code: 'HEADERS_TOO_LARGE', message: 'The request line and headers exceed {max} bytes' },
+  REQUEST_TIMEOUT: { code: 'REQUEST_TIMEOUT', message: 'The request was not received in time' },
+  NOT_FOUND: { code: 'NOT_FOUND', message: 'Not found' },
+  ROUTE_NOT_FOUND: { code: 'NOT_FOUND', message: 'Route {method} {path} not found' },
+  METHOD_NOT_ALLOWED: { code: 'METHOD_NOT_ALLOWED', message: 'Method {method} is not allowed on {path}; allowed: {allow}' },
+  RATE_LIMIT_EXCEEDED: { code: 'RATE_LIMIT_EXCEEDED', message: 'Rate limit of {max} requests per minute exceeded; retry in {seconds} seconds' },
+  RATE_LIMITED: { code: 'RATE_LIMIT_EXCEEDED', message: 'Rate limit exceeded: {reason}' },
+  IDEMPOTENCY_KEY_INVALID: {
+    code: 'VALIDATION_ERROR', message: 'Idempotency-Key must be 1 to 255 visible ASCII characters', field: { name: 'Idempotency-Key', message: 'is invalid' },
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    code: 'IDEMPOTENCY_CONFLICT', retry: 'no', message: 'Idempotency-Key {key} was already used with a different request; use a new key for a new request',
+  },
+  IDEMPOTENCY_IN_PROGRESS: {
+    code: 'IDEMPOTENCY_CONFLICT', retry: 'yes, shortly', message: 'A request with Idempotency-Key {key} is still being processed; retry shortly',
+  },
+  DATABASE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Database is not available' },
+  SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
+  INTERNAL_ERROR: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
+
+  // Authentication (src/auth/)
+  API_KEY_IN_URL: { code: 'VALIDATION_ERROR', message: 'API keys are not accepted in the URL; send the key in the x-api-key header' },
+  MISSING_API_KEY: { code: 'MISSING_API_KEY', message: 'Missing x-api-key header' },
+  INVALID_API_KEY: { code: 'INVALID_API_KEY', message: 'Invalid API key' },
+  CLIENT_INACTIVE: { code: 'CLIENT_INACTIVE', message: 'This account is deactivated; contact the operator' },
+
+  // Accounts, settings and credentials (src/accounts/)
+  SETTINGS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid settings: {fields}' },
+  CREDENTIALS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid {gateway} credentials: {fields}' },
+  UNKNOWN_GATEWAY: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}' },
+  CREDENTIALS_NOT_STORED: { code: 'NOT_FOUND', message: 'No credentials stored for {gateway}' },
+
+  // Routing a charge (src/charges/router.ts): the first skipped gateway's reason answers when none took it
+  NO_GATEWAY: {
+    code: 'VALIDATION_ERROR', message: 'No gateway to charge: send "gateway" or set primaryGateway with PATCH /api/v1/clients/settings', field: MISSING_GATEWAY,
+  },
+  MISSING_CREDENTIALS: { code: 'MISSING_CREDENTIALS', message: 'No {gateway} credentials stored for this account: store them with POST /api/v1/credentials' },
+  METHOD_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} does not support {method} charges' },
+  CURRENCY_NOT_SUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot charge {method} in {currency}' },
+  CARD_TOKEN_NOT_PORTABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'the card token belongs to {owner} and cannot be charged on {gateway}' },
+  SPLIT_RECIPIENT_UNAVAILABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'split recipient ids belong to {owner} and are unknown to {gateway}' },
+  CUSTOMER_ID_REQUIRED: {
+    code: 'GATEWAY_UNSUPPORTED_OPERATION',
+    message: '{gateway} needs a customer on every charge: create one with POST /api/v1/customers (gateway {gateway}) and send its externalId as customerId',
+  },
+  CUSTOMER_REQUIRED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} needs the buyer on every charge: send customer (name, email, document)' },
+  // An adapter's ChargeRequirement: `why` is the gateway's rule, as the adapter states it
+  RAW_CARD_NOT_ACCEPTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} {why}: {field} is missing' },
+  AUTHENTICATION_REQUIRED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} {why}: {field} is missing' },
+  MISSING_PAYER_DATA: { code: 'VALIDATION_ERROR', message: '{gateway} {why}: {field} is missing' },
+  NO_FALLBACK: { code: 'inherit', message: '{reason}; no fallback could take the charge: {others}' },
+
+  // Creating a charge (src/charges/orchestrator.ts)
+  CHARGE_OUTCOME_UNKNOWN: {
+    code: 'GATEWAY_TIMEOUT',
+    // one literal: a concatenation would lose the parameter types
+    message: '{gateway} did not answer in time and its outcome is being confirmed (tried {tried}): charge {id} is stored as processing and will be settled to what {gateway} recorded; read GET /api/v1/charges/{id} or retry with the same Idempotency-Key. Do not charge again with a new key.',
+  },
+  DEADLINE_PASSED: {
+    code: 'GATEWAY_TIMEOUT', retry: 'yes', message: 'The request deadline passed (tried {tried}) and no gateway took the charge; nothing was charged. Last error: {lastError}',
+  },
+  DEADLINE_PASSED_UNTRIED: {
+    code: 'GATEWAY_TIMEOUT', retry: 'yes', message: 'The request deadline passed (no gateway was tried) and no gateway took the charge; nothing was charged',
+  },
+  CHARGE_INCOMPLETE: {
+    code: 'INTERNAL_ERROR', retry: 'after reading the charge',
+    message: 'Charge {id} may have reached {gateway} but could not be completed; read GET /api/v1/charges/{id} before retrying',
+  },
+  // Settled later by the reconciler, and answered to a replayed create
+  NEVER_SENT: { code: 'GATEWAY_UNREACHABLE', message: 'no gateway call was made before the service stopped; nothing was charged' },
+  NEVER_TAKEN: { code: 'GATEWAY_TIMEOUT', retry: 'yes', message: '{gateway} has no charge with reference {id}: it never took it; nothing was charged' },
+  CHARGE_FAILED: { code: 'GATEWAY_ERROR', message: 'Charge {id} failed' },
+  CHARGE_BEING_CONFIRMED: { code: 'GATEWAY_TIMEOUT', message: 'Charge {id} is being confirmed with {gateway}' },
+  DECLINE_RECORDED: { code: 'GATEWAY_ERROR', retry: 'no', message: '{declineCode}: the payment was declined' },
+
+  // Follow-ups on a charge (capture, cancel, refund, refresh)
+  CHARGE_NOT_FOUND: { code: 'NOT_FOUND', message: 'Charge {id} not found' },
+  CHARGE_BUSY: { code: 'CHARGE_BUSY', message: 'Another operation on charge {id} is still running; retry when it has finished' },
+  CHARGE_UNCONFIRMED: {
+    code: 'GATEWAY_TIMEOUT', retry: 'yes',
+    message: 'Charge {id}: {gateway} has not confirmed whether it took the charge yet; RouteGate keeps checking. Retry later.',
+  },
+  CHARGE_NEVER_CREATED: { code: 'VALIDATION_ERROR', message: 'Charge {id} was never created at a gateway (status {status})' },
+  OPERATION_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} does not support {operation} for {method} charges' },
+  CAPTURE_NOT_PREAUTHORIZED: { code: 'VALIDATION_ERROR', message: 'Charge {id} is not an uncaptured pre-authorization (status {status})' },
+  CAPTURE_ALREADY_CAPTURED: { code: 'VALIDATION_ERROR', message: 'Charge {id} is not an uncaptured pre-authorization (status {status}, already captured)' },
+  CAPTURE_AMOUNT_TOO_LARGE: {
+    code: 'VALIDATION_ERROR', message: 'Capture amount {amount} is larger than the authorized {authorized}', field: { name: 'amount', message: 'must be <= {authorized}' },
+  },
+  CANCEL_NOT_CANCELLABLE: { code: 'VALIDATION_ERROR', message: 'Charge {id} cannot be cancelled (status {status})' },
+  CANCEL_CAPTURED: { code: 'VALIDATION_ERROR', message: 'Charge {id} cannot be cancelled (status {status}, captured: refund it instead)' },
+  REFUND_NOT_REFUNDABLE: { code: 'VALIDATION_ERROR', message: 'Charge {id} cannot be refunded (status {status})' },
+  REFUND_NOT_CAPTURED: { code: 'VALIDATION_ERROR', message: 'Charge {id} cannot be refunded (status {status}, not captured: cancel it instead)' },
+  REFUND_NOTHING_LEFT: { code: 'VALIDATION_ERROR', message: 'Charge {id} has nothing left to refund' },
+  REFUND_AMOUNT_TOO_LARGE: {
+    code: 'VALIDATION_ERROR', message: 'Refund amount {amount} is larger than the refundable {refundable}', field: { name: 'amount', message: 'must be <= {refundable}' },
+  },
+  CURSOR_INVALID: { code: 'VALIDATION_ERROR', message: 'cursor is not one this API returned', field: { name: 'cursor', message: 'is invalid' } },
+
+  // Customers (src/charges/customers.ts)
+  NO_GATEWAY_FOR_CUSTOMER: { code: 'VALIDATION_ERROR', message: 'No gateway for the customer: send "gateway" or set primaryGateway', field: MISSING_GATEWAY },
+  CUSTOMERS_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} has no customer resource; send the customer inline on each charge' },
+
+  // Gateway failures, mapped once (src/charges/outcomes.ts). `failure` is the adapter's or HTTP client's account.
+  DECLINED: { code: 'GATEWAY_ERROR', retry: 'no', message: '{declineCode}: {reason}' },
+  GATEWAY_REJECTED_CREDENTIALS: { code: 'GATEWAY_AUTH_ERROR', message: '{gateway} rejected the stored credentials: {reason}' },
+  GATEWAY_ANSWERED_ERROR: { code: 'GATEWAY_ERROR', message: '{gateway} answered {status}: {reason}' },
+  GATEWAY_FAILED: { code: 'GATEWAY_ERROR', message: '{gateway} answered with an error: {reason}' },
+  GATEWAY_NO_ANSWER: { code: 'GATEWAY_TIMEOUT', message: '{failure}' },
+  GATEWAY_NO_CONNECTION: { code: 'GATEWAY_UNREACHABLE', message: '{failure}' },
+  GATEWAY_CANNOT: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{failure}' },
+  MAPPING_FAILED: { code: 'GATEWAY_ERROR', retry: 'no', message: 'RouteGate could not translate the {gateway} payload ({mapping}); see the mapping file' },
+} as const satisfies Record<string, ErrorSpec>;
+
+type Catalogue = typeof ERRORS;
+export type ErrorKey = keyof Catalogue;
+/** Keys rgError() makes; `inherit` ones only extend an existing error. */
+export type OwnErrorKey = { [K in ErrorKey]: Catalogue[K]['code'] extends 'inherit' ? never : K }[ErrorKey];
+export type ExtensionKey = Exclude<ErrorKey, OwnErrorKey>;
+
+type ParamNames<S extends string> = S extends `${string}{${infer P}}${infer Rest}` ? P | ParamNames<Rest> : never;
+type Param = string | number | boolean | null | undefined;
+export type ErrorParams<K extends ErrorKey> = { [P in ParamNames<Catalogue[K]['message']>]: Param };
+type ParamArgs<K extends ErrorKey, Extra> = [ParamNames<Catalogue[K]['message']>] extends [never] ? [params?: Record<string, never>, extra?: Extra]
+  : [params: ErrorParams<K>, extra?: Extra];
 
 export interface FieldError {
   field: string;
@@ -46,22 +218,39 @@ export interface ErrorDetails {
   [key: string]: unknown;
 }
 
-/** The one error type: a public code, its HTTP status, and what the envelope may carry. */
+export interface ErrorExtra {
+  /** Only a code's declared altStatus (GATEWAY_AUTH_ERROR 403). */
+  status?: number; gateway?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown;
+  /** Declines: the normalized decline code the message starts with (SPEC.md's five). */
+  declineCode?: string;
+}
+
+function render(template: string, params: Record<string, Param> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_m, name: string) => String(params[name]));
+}
+
+/**
+ * The one error type: a public code, its HTTP status, and what the envelope may carry. Made by rgError(),
+ * RouteGateError#extend or RouteGateError.restore only (test/errors.test.ts scans src/ for this).
+ */
 export class RouteGateError extends Error {
   readonly statusCode: number;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: {
-      status?: number; gateway?: string; details?: ErrorDetails; headers?: Record<string, string>; cause?: unknown;
-      /** Declines: the normalized decline code the message starts with (SPEC.md's five). */
-      declineCode?: string;
-    } = {},
+    readonly extra: ErrorExtra = {},
+    /** The catalogue situation, when it is known (a restored error's is not). */
+    readonly key?: ErrorKey,
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'RouteGateError';
-    this.statusCode = extra.status ?? ERROR_CATALOGUE[code];
+    const spec: PublicCodeSpec | undefined = Object.hasOwn(PUBLIC_CODES, code) ? PUBLIC_CODES[code] : undefined;
+    if (!spec) throw new TypeError(`${code} is not a public error code: declare it in PUBLIC_CODES (src/errors.ts)`);
+    if (extra.status !== undefined && extra.status !== spec.status && extra.status !== spec.altStatus) {
+      throw new TypeError(`${code} cannot answer ${extra.status}`);
+    }
+    this.statusCode = extra.status ?? spec.status;
   }
 
   get gateway(): string | undefined {
@@ -71,6 +260,41 @@ export class RouteGateError extends Error {
   get details(): ErrorDetails | undefined {
     return this.extra.details;
   }
+
+  /** The same error with more to carry (headers, gateway). */
+  with(extra: ErrorExtra): RouteGateError {
+    return new RouteGateError(this.code, this.message, { ...this.extra, ...extra }, this.key);
+  }
+
+  /** An `inherit` entry: this error's code and status, its message as `{reason}`, and what the entry adds. */
+  extend<K extends ExtensionKey>(key: K, params: Omit<ErrorParams<K>, 'reason'>): RouteGateError {
+    return new RouteGateError(this.code, render(ERRORS[key].message, { ...params, reason: this.message }), this.extra, key);
+  }
+
+  /** An error answered before and stored with a charge (code and message as they were rendered then). */
+  static restore(code: ErrorCode, message: string, extra: ErrorExtra = {}): RouteGateError {
+    return new RouteGateError(code, message, extra);
+  }
+}
+
+/** The public error for one catalogue situation: `rgError('CHARGE_NOT_FOUND', { id })`. */
+export function rgError<K extends OwnErrorKey>(key: K, ...[params, extra = {}]: ParamArgs<K, ErrorExtra>): RouteGateError {
+  const spec: ErrorSpec = ERRORS[key];
+  const p = params as Record<string, Param> | undefined;
+  const details = spec.field ? { ...extra.details, errors: [{ field: spec.field.name, message: render(spec.field.message, p) }] } : extra.details;
+  return new RouteGateError(spec.code as ErrorCode, render(spec.message, p), details ? { ...extra, details } : extra, key);
+}
+
+/** `field message; field message`: the `{fields}` parameter of a message over field errors. */
+export function fieldSummary(errors: FieldError[]): string {
+  return errors.map((e) => `${e.field} ${e.message}`).join('; ');
+}
+
+/** A situation's retry: its own, else its public code's. */
+export function retryOf(key: ErrorKey): Retry | undefined {
+  const spec: ErrorSpec = ERRORS[key];
+  if (spec.retry) return spec.retry;
+  return spec.code === 'inherit' ? undefined : PUBLIC_CODES[spec.code].retry;
 }
 
 export interface ErrorEnvelope {
@@ -85,8 +309,4 @@ export function envelope(err: RouteGateError, production: boolean): ErrorEnvelop
   if (err.extra.declineCode) body.error.declineCode = err.extra.declineCode;
   if (!production && err.details) body.error.details = err.details;
   return body;
-}
-
-export function validationError(message: string, errors?: FieldError[]): RouteGateError {
-  return new RouteGateError('VALIDATION_ERROR', message, errors ? { details: { errors } } : {});
 }

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { Client } from 'undici';
 import type { FastifyInstance } from 'fastify';
 import { startService, call, callSocket, expectError, type Service } from './helper';
-import { ERROR_CATALOGUE } from '../src/errors';
+import { PUBLIC_CODES } from '../src/errors';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 
@@ -208,7 +208,7 @@ function assertAnswer(r: FuzzRequest, res: { status: number; contentType: string
   assert.equal(parsed.success, false, what);
   assert.deepEqual(Object.keys(parsed).sort(), ['error', 'success'], what);
   assert.ok(Object.keys(parsed.error).every((k) => ['code', 'message', 'gateway', 'details'].includes(k)), what);
-  assert.ok(typeof parsed.error.code === 'string' && Object.hasOwn(ERROR_CATALOGUE, parsed.error.code), what);
+  assert.ok(typeof parsed.error.code === 'string' && Object.hasOwn(PUBLIC_CODES, parsed.error.code), what);
   assert.ok(typeof parsed.error.message === 'string' && parsed.error.message.length > 0, what);
   assert.doesNotMatch(res.text, /at .+\.(js|ts):\d+/, what);
   if (res.status >= 500) assert.ok(GATEWAY_FAILURES.has(parsed.error.code as string), `only gateway failures may be 5xx: ${what}`);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import { webhookUrls } from './webhook-urls';
-import { RouteGateError } from '../errors';
+import { fieldSummary, rgError } from '../errors';
 import type { Store } from '../store';
 import type { CredentialVault } from './credential-vault';
 import { applySettingsPatch, type SettingsPatch } from './settings';
@@ -52,7 +52,8 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
     },
   }, async (request, reply) => {
     const gateway = resolveGatewayId(request.body.gateway)!;
-    validator.assert(`credentials-${gateway}`, request.body.credentials, 'credentials', `Invalid ${gateway} credentials`);
+    validator.assert(`credentials-${gateway}`, request.body.credentials, 'credentials',
+      (errors) => rgError('CREDENTIALS_INVALID', { gateway, fields: fieldSummary(errors) }, { details: { errors } }));
     const saved = vault.save(request.account.id, gateway, request.body.credentials);
     return reply.code(201).send({ success: true, data: saved });
   });
@@ -65,8 +66,8 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
     schema: { tags: ['credentials'], summary: 'Remove the credentials for one gateway', params: { type: 'object', properties: { gateway: { type: 'string' } } } },
   }, async (request) => {
     const gateway = resolveGatewayId(request.params.gateway);
-    if (!gateway) throw new RouteGateError('NOT_FOUND', `Unknown gateway ${request.params.gateway}`);
-    if (!vault.delete(request.account.id, gateway as GatewayId)) throw new RouteGateError('NOT_FOUND', `No credentials stored for ${gateway}`);
+    if (!gateway) throw rgError('UNKNOWN_GATEWAY', { gateway: request.params.gateway });
+    if (!vault.delete(request.account.id, gateway as GatewayId)) throw rgError('CREDENTIALS_NOT_STORED', { gateway });
     return { success: true, data: { gateway, deleted: true } };
   });
 }

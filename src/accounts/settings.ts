@@ -1,5 +1,5 @@
 import { resolveGatewayId } from '../gateways/registry-ids';
-import { validationError, type FieldError } from '../errors';
+import { fieldSummary, rgError, type FieldError } from '../errors';
 import type { SettingsRow } from '../store/accounts';
 import { gatewaySettingNames } from '../gateways/account-settings';
 
@@ -39,6 +39,6 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
       message: `the primary gateway ${next.primaryGateway} cannot also be a fallback`,
     });
   }
-  if (errors.length) throw validationError(`Invalid settings: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  if (errors.length) throw rgError('SETTINGS_INVALID', { fields: fieldSummary(errors) }, { details: { errors } });
   return next;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { RouteGateError, validationError } from '../errors';
+import { rgError } from '../errors';
 import type { Store } from '../store';
 import type { AccountRow, SettingsRow } from '../store/accounts';
 import { API_KEY_PATTERN, hashApiKey } from './api-keys';
@@ -28,18 +28,18 @@ export function keyInQuery(request: FastifyRequest): boolean {
 export function installAuth(app: FastifyInstance, store: Store): void {
   app.addHook('onRequest', async (request) => {
     if (keyInQuery(request)) {
-      throw validationError('API keys are not accepted in the URL; send the key in the x-api-key header');
+      throw rgError('API_KEY_IN_URL');
     }
     const header = request.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
-    if (key === undefined || key === '') throw new RouteGateError('MISSING_API_KEY', 'Missing x-api-key header');
-    if (!API_KEY_PATTERN.test(key)) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
+    if (key === undefined || key === '') throw rgError('MISSING_API_KEY');
+    if (!API_KEY_PATTERN.test(key)) throw rgError('INVALID_API_KEY');
     const hash = hashApiKey(key);
     const record = store.apiKeys.findByHash(hash);
-    if (!record || record.revoked) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
+    if (!record || record.revoked) throw rgError('INVALID_API_KEY');
     const account = store.accounts.get(record.accountId);
-    if (!account) throw new RouteGateError('INVALID_API_KEY', 'Invalid API key');
-    if (!account.active) throw new RouteGateError('CLIENT_INACTIVE', 'This account is deactivated; contact the operator');
+    if (!account) throw rgError('INVALID_API_KEY');
+    if (!account.active) throw rgError('CLIENT_INACTIVE');
     // One consistent view of the account per request: key, account and settings are read here, once.
     request.account = account;
     request.settings = store.accounts.settings(account.id);

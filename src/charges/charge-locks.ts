@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store';
-import { RouteGateError } from '../errors';
+import { rgError } from '../errors';
 
 const POLL_MS = 50;
 
@@ -30,7 +30,7 @@ export class ChargeLocks {
       if (this.tryAcquire(chargeId, owner)) return owner;
       const left = waitUntil - Date.now();
       if (left <= 0) {
-        throw new RouteGateError('CHARGE_BUSY', `Another operation on charge ${chargeId} is still running; retry when it has finished`);
+        throw rgError('CHARGE_BUSY', { id: chargeId });
       }
       await this.waitForRelease(chargeId, Math.min(left, POLL_MS));
     }

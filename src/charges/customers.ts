@@ -4,7 +4,7 @@ import type { CustomerRecord } from '../store/customers';
 import { nowIso } from '../store/db';
 import { ADAPTERS } from '../gateways/registry';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
-import { RouteGateError, validationError } from '../errors';
+import { rgError } from '../errors';
 import { callContext, type GatewayDeps } from './orchestrator';
 import { toPublicError } from './outcomes';
 import type { PayerAddress } from '../gateways/types';
@@ -29,15 +29,15 @@ export class CustomerService {
   async create(account: AccountRow, settings: SettingsRow, input: CustomerInput): Promise<{ customer: CustomerRecord; raw: unknown }> {
     const gateway = (input.gateway === undefined ? undefined : resolveGatewayId(input.gateway)) ?? (settings.primaryGateway as GatewayId | null);
     if (!gateway) {
-      throw validationError('No gateway for the customer: send "gateway" or set primaryGateway', [{ field: 'gateway', message: 'is required when the account has no primaryGateway' }]);
+      throw rgError('NO_GATEWAY_FOR_CUSTOMER');
     }
     const adapter = ADAPTERS[gateway];
     if (adapter.capabilities.customer === 'unsupported') {
-      throw new RouteGateError('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} has no customer resource; send the customer inline on each charge`, { gateway });
+      throw rgError('CUSTOMERS_UNSUPPORTED', { gateway }, { gateway });
     }
     const id = `cus_rg_${randomUUID().replace(/-/g, '')}`;
     const ctx = callContext(this.deps, account.id, gateway, id, `${id}-create`);
-    if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`, { gateway });
+    if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     let outcome;
     try {
       outcome = await adapter.createCustomer(ctx, {

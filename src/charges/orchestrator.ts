@@ -12,8 +12,8 @@ import {
   type NormalizedChargeResult, type PaymentMethod, type RefundResult,
 } from '../gateways/types';
 import type { MappingRegistry } from '../mapping/loader';
-import { RouteGateError, validationError, type ErrorCode } from '../errors';
-import { FALLBACK_ON, FALLBACK_ON_SKIP, toPublicError, type SkipReason } from './outcomes';
+import { RouteGateError, rgError, type ErrorCode } from '../errors';
+import { FALLBACK_ON, FALLBACK_ON_SKIP, toPublicError } from './outcomes';
 import { planAttempts, type AttemptPlan, type PlannedAttempt } from './router';
 import { rgHeaders } from './response-format';
 import { ChargeLocks } from './charge-locks';
@@ -76,20 +76,9 @@ function assertSupported(c: ChargeRecord, op: ChargeOperation): void {
   const gateway = c.gateway as GatewayId;
   const pm = c.paymentMethod as PaymentMethod;
   if (ADAPTERS[gateway]?.capabilities[pm]?.[op] === 'unsupported') {
-    throw new RouteGateError('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} does not support ${op.replace('_', ' ')} for ${pm} charges`, { gateway });
+    throw rgError('OPERATION_UNSUPPORTED', { gateway, operation: op.replace('_', ' '), method: pm }, { gateway });
   }
 }
-
-const SKIP_STATUS: Record<SkipReason, 'MISSING_CREDENTIALS' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'VALIDATION_ERROR'> = {
-  MISSING_CREDENTIALS: 'MISSING_CREDENTIALS',
-  GATEWAY_UNSUPPORTED_OPERATION: 'GATEWAY_UNSUPPORTED_OPERATION',
-  CARD_TOKEN_NOT_PORTABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
-  SPLIT_RECIPIENT_UNAVAILABLE: 'GATEWAY_UNSUPPORTED_OPERATION',
-  CURRENCY_NOT_SUPPORTED: 'GATEWAY_UNSUPPORTED_OPERATION',
-  RAW_CARD_NOT_ACCEPTED: 'GATEWAY_UNSUPPORTED_OPERATION',
-  AUTHENTICATION_REQUIRED: 'GATEWAY_UNSUPPORTED_OPERATION',
-  MISSING_PAYER_DATA: 'VALIDATION_ERROR',
-};
 
 /** Backoff of the reconciler for one charge: `baseMs` (5 s) doubling to an hour, with jitter so a backlog spreads out. */
 export function reconcileDelayMs(attempts: number, baseMs = 5_000): number {
@@ -144,9 +133,7 @@ export class ChargeService {
     } catch (err) {
       // Past the insert a gateway may have charged. The answer names the charge so the client reads it before
       // retrying; the row stays `processing` for the reconciler, and the Idempotency-Key stays bound to it.
-      throw new RouteGateError('INTERNAL_ERROR',
-        `Charge ${charge.id} may have reached ${charge.gateway} but could not be completed; read GET /api/v1/charges/${charge.id} before retrying`,
-        { headers: rgHeaders(charge), cause: err });
+      throw rgError('CHARGE_INCOMPLETE', { id: charge.id, gateway: charge.gateway }, { headers: rgHeaders(charge), cause: err });
     } finally {
       this.locks.release(charge.id, owner);
     }
@@ -168,7 +155,7 @@ export class ChargeService {
       if (step.skip) {
         const skipped: AttemptRecord = { seq, operation: 'charge', gateway: step.gateway, outcome: 'skipped', errorCode: step.skip.reason, message: step.skip.message, durationMs: 0 };
         pending.push(() => store.charges.addAttempt(charge.id, skipped));
-        firstSkip ??= { err: new RouteGateError(SKIP_STATUS[step.skip.reason], step.skip.message, { gateway: step.gateway }), gateway: step.gateway };
+        firstSkip ??= { err: step.skip.error, gateway: step.gateway };
         if (FALLBACK_ON_SKIP[step.skip.reason]) continue;
         break;
       }
@@ -253,16 +240,15 @@ export class ChargeService {
       deadlinePassed: boolean; tried: GatewayId[];
     },
   ): { patch: ChargePatch; error?: RouteGateError } {
-    const triedText = r.tried.length ? `tried ${r.tried.join(', ')}` : 'no gateway was tried';
+    const tried = r.tried.join(', ');
     if (r.won) {
       return { patch: { ...patchFromGateway(charge, r.won.outcome.normalized), gateway: r.won.gateway, fallbackUsed: r.won.gateway !== plan.first } };
     }
     if (r.unknown) {
-      const message = `${r.unknown.gateway} did not answer in time and its outcome is being confirmed (${triedText}): charge ${charge.id} is stored as processing `
-        + `and will be settled to what ${r.unknown.gateway} recorded; read GET /api/v1/charges/${charge.id} or retry with the same Idempotency-Key. Do not charge again with a new key.`;
+      const error = rgError('CHARGE_OUTCOME_UNKNOWN', { gateway: r.unknown.gateway, tried, id: charge.id }, { gateway: r.unknown.gateway });
       return {
-        patch: { status: 'processing', gateway: r.unknown.gateway, fallbackUsed: r.unknown.gateway !== plan.first, errorCode: 'GATEWAY_TIMEOUT', errorMessage: message.slice(0, 500) },
-        error: new RouteGateError('GATEWAY_TIMEOUT', message, { gateway: r.unknown.gateway }),
+        patch: { status: 'processing', gateway: r.unknown.gateway, fallbackUsed: r.unknown.gateway !== plan.first, errorCode: error.code, errorMessage: error.message.slice(0, 500) },
+        error,
       };
     }
     if (r.lastFailure && !r.deadlinePassed) {
@@ -273,21 +259,19 @@ export class ChargeService {
       return { patch: { ...patch, gateway, fallbackUsed: gateway !== plan.first, errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
     }
     if (r.deadlinePassed) {
-      const err = new RouteGateError('GATEWAY_TIMEOUT',
-        `The request deadline passed (${triedText}) and no gateway took the charge; nothing was charged${r.lastFailure ? `. Last error: ${r.lastFailure.err.message}` : ''}`,
-        { gateway: r.lastFailure?.gateway });
+      const extra = { gateway: r.lastFailure?.gateway };
+      const err = r.lastFailure ? rgError('DEADLINE_PASSED', { tried, lastError: r.lastFailure.err.message }, extra) : rgError('DEADLINE_PASSED_UNTRIED', {}, extra);
       return { patch: { status: 'failed', errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
     }
     const skip = r.firstSkip!;
     const others = plan.attempts.filter((a) => a.skip && a.gateway !== skip.gateway).map((a) => `${a.gateway} (${a.skip!.reason})`);
-    const message = others.length ? `${skip.err.message}; no fallback could take the charge: ${others.join(', ')}` : skip.err.message;
-    const err = new RouteGateError(skip.err.code, message, { gateway: skip.gateway });
-    return { patch: { status: 'failed', gateway: plan.first, errorCode: err.code, errorMessage: message.slice(0, 500) }, error: err };
+    const err = others.length ? skip.err.extend('NO_FALLBACK', { others: others.join(', ') }) : skip.err;
+    return { patch: { status: 'failed', gateway: plan.first, errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
   }
 
   get(accountId: string, id: string): ChargeRecord {
     const charge = this.deps.store.charges.get(accountId, id);
-    if (!charge) throw new RouteGateError('NOT_FOUND', `Charge ${id} not found`);
+    if (!charge) throw rgError('CHARGE_NOT_FOUND', { id });
     return charge;
   }
 
@@ -300,9 +284,9 @@ export class ChargeService {
     assertSupported(this.get(accountId, id), 'capture');
     return this.followUp(accountId, id, deadline, (c) => {
       if (!(c.status === 'approved' && c.captured === false)) {
-        throw validationError(`Charge ${id} is not an uncaptured pre-authorization (status ${c.status}${c.captured ? ', already captured' : ''})`);
+        throw rgError(c.captured ? 'CAPTURE_ALREADY_CAPTURED' : 'CAPTURE_NOT_PREAUTHORIZED', { id, status: c.status });
       }
-      if (amount !== undefined && amount > c.amount) throw validationError(`Capture amount ${amount} is larger than the authorized ${c.amount}`, [{ field: 'amount', message: `must be <= ${c.amount}` }]);
+      if (amount !== undefined && amount > c.amount) throw rgError('CAPTURE_AMOUNT_TOO_LARGE', { amount, authorized: c.amount });
       return { op: 'capture', amount };
     });
   }
@@ -312,7 +296,7 @@ export class ChargeService {
     return this.followUp(accountId, id, deadline, (c) => {
       const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
       if (!cancellable) {
-        throw validationError(`Charge ${id} cannot be cancelled (status ${c.status}${c.status === 'approved' ? ', captured: refund it instead' : ''})`);
+        throw rgError(c.status === 'approved' ? 'CANCEL_CAPTURED' : 'CANCEL_NOT_CANCELLABLE', { id, status: c.status });
       }
       return { op: 'cancel' };
     });
@@ -322,12 +306,12 @@ export class ChargeService {
     assertSupported(this.get(accountId, id), 'refund');
     return this.followUp(accountId, id, deadline, (c) => {
       if (c.status !== 'approved' || c.captured === false) {
-        throw validationError(`Charge ${id} cannot be refunded (status ${c.status}${c.captured === false ? ', not captured: cancel it instead' : ''})`);
+        throw rgError(c.captured === false ? 'REFUND_NOT_CAPTURED' : 'REFUND_NOT_REFUNDABLE', { id, status: c.status });
       }
       const refundable = (c.paidAmount || c.amount) - c.refundedAmount;
-      if (refundable <= 0) throw validationError(`Charge ${id} has nothing left to refund`);
+      if (refundable <= 0) throw rgError('REFUND_NOTHING_LEFT', { id });
       if (amount !== undefined && amount > refundable) {
-        throw validationError(`Refund amount ${amount} is larger than the refundable ${refundable}`, [{ field: 'amount', message: `must be <= ${refundable}` }]);
+        throw rgError('REFUND_AMOUNT_TOO_LARGE', { amount, refundable });
       }
       const partial = amount !== undefined && amount < refundable;
       if (partial) assertSupported(c, 'partial_refund');
@@ -352,9 +336,7 @@ export class ChargeService {
         await this.settleHeld(charge, deadline);
         charge = this.get(accountId, id);
         if (charge.status === 'processing' && !charge.externalId) {
-          throw new RouteGateError('GATEWAY_TIMEOUT',
-            `Charge ${id}: ${charge.gateway} has not confirmed whether it took the charge yet; RouteGate keeps checking. Retry later.`,
-            { gateway: charge.gateway ?? undefined, headers: rgHeaders(charge) });
+          throw rgError('CHARGE_UNCONFIRMED', { id, gateway: charge.gateway }, { gateway: charge.gateway ?? undefined, headers: rgHeaders(charge) });
         }
       }
       const { op, amount } = decide(charge);
@@ -368,12 +350,12 @@ export class ChargeService {
   private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number): Promise<ChargeResult> {
     const { store } = this.deps;
     const gateway = charge.gateway as GatewayId;
-    if (!charge.externalId) throw validationError(`Charge ${charge.id} was never created at a gateway (status ${charge.status})`);
+    if (!charge.externalId) throw rgError('CHARGE_NEVER_CREATED', { id: charge.id, status: charge.status });
     const adapter = ADAPTERS[gateway];
     const seq = store.charges.nextSeq(charge.id);
     const key = `${charge.id}-${op}-${seq}`;
     const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
-    if (!ctx) throw new RouteGateError('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: POST /api/v1/credentials`, { gateway });
+    if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     const ref: ChargeRef = { externalId: charge.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount, refs: charge.refs ?? undefined };
     const operation = op === 'partial_refund' ? 'refund' : op;
     const base = { seq, operation, gateway };
@@ -472,8 +454,8 @@ export class ChargeService {
 
     if (charge.status === 'processing' && !charge.externalId && !open.some((a) => a.operation === 'charge')) {
       // No create ever left RouteGate: nothing can exist at any gateway.
-      const message = 'no gateway call was made before the service stopped; nothing was charged';
-      await finish({ status: 'failed', errorCode: 'GATEWAY_UNREACHABLE', errorMessage: message }, { ...base, outcome: 'success', message, durationMs: 0 });
+      const { code, message } = rgError('NEVER_SENT');
+      await finish({ status: 'failed', errorCode: code, errorMessage: message }, { ...base, outcome: 'success', message, durationMs: 0 });
       return true;
     }
     const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, `${charge.id}-reconcile-${seq}`, deadline);
@@ -490,8 +472,8 @@ export class ChargeService {
       } else if (adapter.lookupCharge) {
         found = await adapter.lookupCharge(ctx, charge.id, pm);
         if (!found && adapter.lookupProvesAbsence) {
-          const message = `${gateway} has no charge with reference ${charge.id}: it never took it; nothing was charged`;
-          await finish({ status: 'failed', errorCode: 'GATEWAY_TIMEOUT', errorMessage: message }, { ...base, outcome: 'success', message, durationMs: performance.now() - started }, 'failed');
+          const { code, message } = rgError('NEVER_TAKEN', { gateway, id: charge.id });
+          await finish({ status: 'failed', errorCode: code, errorMessage: message }, { ...base, outcome: 'success', message, durationMs: performance.now() - started }, 'failed');
           return true;
         }
       } else {
@@ -509,10 +491,11 @@ export class ChargeService {
       return found.normalized.status !== 'processing';
     } catch (err) {
       if (err instanceof GatewayFailure && err.kind === 'decline') {
-        const declineCode = err.info.declineCode ?? 'card_declined';
+        const declined = toPublicError(err, gateway);
+        const declineCode = declined.extra.declineCode!;
         const patch: ChargePatch = {
           ...(err.info.normalized ? patchFromGateway(charge, err.info.normalized) : {}), gateway, status: 'declined', declineCode,
-          errorCode: 'GATEWAY_ERROR', errorMessage: `${declineCode}: ${err.message}`.slice(0, 500),
+          errorCode: declined.code, errorMessage: declined.message.slice(0, 500),
         };
         await finish(patch, { ...base, outcome: 'success', message: `settled at ${gateway}: declined`, durationMs: performance.now() - started }, 'decline');
         return true;
@@ -526,15 +509,16 @@ export class ChargeService {
 /** The public error a stored, settled charge answers a replayed create with (undefined: it succeeded). */
 export function storedChargeError(c: ChargeRecord): RouteGateError | undefined {
   if (c.status === 'declined') {
-    const message = c.errorMessage ?? `${c.declineCode ?? 'card_declined'}: the payment was declined`;
-    return new RouteGateError('GATEWAY_ERROR', message, { gateway: c.gateway ?? undefined });
+    const extra = { gateway: c.gateway ?? undefined };
+    return c.errorMessage == null ? rgError('DECLINE_RECORDED', { declineCode: c.declineCode ?? 'card_declined' }, extra) : RouteGateError.restore('GATEWAY_ERROR', c.errorMessage, extra);
   }
   if (c.status === 'failed') {
     const code = (c.errorCode ?? 'GATEWAY_ERROR') as ErrorCode;
-    return new RouteGateError(code, c.errorMessage ?? `Charge ${c.id} failed`, { gateway: c.gateway ?? undefined });
+    return RouteGateError.restore(code, c.errorMessage ?? rgError('CHARGE_FAILED', { id: c.id }).message, { gateway: c.gateway ?? undefined });
   }
   if (c.status === 'processing' && !c.externalId) {
-    return new RouteGateError('GATEWAY_TIMEOUT', c.errorMessage ?? `Charge ${c.id} is being confirmed with ${c.gateway}`, { gateway: c.gateway ?? undefined });
+    const extra = { gateway: c.gateway ?? undefined };
+    return c.errorMessage == null ? rgError('CHARGE_BEING_CONFIRMED', { id: c.id, gateway: c.gateway }, extra) : RouteGateError.restore('GATEWAY_TIMEOUT', c.errorMessage, extra);
   }
   return undefined;
 }

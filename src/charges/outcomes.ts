@@ -1,4 +1,4 @@
-import { RouteGateError, type ErrorCode } from '../errors';
+import { RouteGateError, rgError } from '../errors';
 import { GatewayFailure, type FailureKind } from '../gateways/types';
 import { MappingEvaluationError } from '../mapping/loader';
 
@@ -38,45 +38,33 @@ export const FALLBACK_ON_SKIP: Record<SkipReason, boolean> = {
   AUTHENTICATION_REQUIRED: true,
 };
 
-const PUBLIC_CODE: Record<FailureKind, ErrorCode> = {
-  unreachable: 'GATEWAY_UNREACHABLE',
-  timeout: 'GATEWAY_TIMEOUT',
-  http_5xx: 'GATEWAY_ERROR',
-  rate_limited: 'GATEWAY_ERROR',
-  auth: 'GATEWAY_AUTH_ERROR',
-  decline: 'GATEWAY_ERROR',
-  invalid_request: 'GATEWAY_ERROR',
-  not_found: 'GATEWAY_ERROR',
-  bad_response: 'GATEWAY_ERROR',
-  unsupported: 'GATEWAY_UNSUPPORTED_OPERATION',
-};
-
 /** The one place internal gateway failures become public errors. */
 export function toPublicError(err: unknown, gateway: string): RouteGateError {
   if (err instanceof RouteGateError) return err;
   if (err instanceof MappingEvaluationError) {
-    return new RouteGateError('GATEWAY_ERROR', `RouteGate could not translate the ${gateway} payload (${err.mapping}); see the mapping file`, { gateway, cause: err });
+    return rgError('MAPPING_FAILED', { gateway, mapping: err.mapping }, { gateway, cause: err });
   }
   if (!(err instanceof GatewayFailure)) {
-    return new RouteGateError('INTERNAL_ERROR', 'Internal server error', { cause: err });
+    return rgError('INTERNAL_ERROR', {}, { cause: err });
   }
-  const code = PUBLIC_CODE[err.kind];
   const extra = { gateway, cause: err } as const;
   switch (err.kind) {
     case 'auth':
-      return new RouteGateError(code, `${gateway} rejected the stored credentials: ${err.message}`, { ...extra, status: err.info.status === 403 ? 403 : 401 });
+      return rgError('GATEWAY_REJECTED_CREDENTIALS', { gateway, reason: err.message }, { ...extra, status: err.info.status === 403 ? 403 : 401 });
     case 'decline': {
       const declineCode = err.info.declineCode ?? 'card_declined';
-      return new RouteGateError(code, `${declineCode}: ${err.message}`, { ...extra, declineCode });
+      return rgError('DECLINED', { declineCode, reason: err.message }, { ...extra, declineCode });
     }
     case 'timeout':
-      return new RouteGateError(code, err.message, extra);
+      return rgError('GATEWAY_NO_ANSWER', { failure: err.message }, extra);
     case 'unreachable':
-      return new RouteGateError(code, err.message, extra);
+      return rgError('GATEWAY_NO_CONNECTION', { failure: err.message }, extra);
     case 'unsupported':
-      return new RouteGateError(code, err.message, extra);
-    default:
-      return new RouteGateError(code, `${gateway} answered ${err.info.status ?? 'with an error'}: ${err.message}`, extra);
+      return rgError('GATEWAY_CANNOT', { failure: err.message }, extra);
+    default: // http_5xx, rate_limited, invalid_request, not_found, bad_response
+      return err.info.status == null
+        ? rgError('GATEWAY_FAILED', { gateway, reason: err.message }, extra)
+        : rgError('GATEWAY_ANSWERED_ERROR', { gateway, status: err.info.status, reason: err.message }, extra);
   }
 }
 

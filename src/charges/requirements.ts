@@ -5,7 +5,8 @@ export interface UnmetRequirement {
   reason: ChargeRequirement['reason'];
   /** The normalized field (or setting) that is missing, as a client would name it. */
   field: string;
-  message: string;
+  /** The gateway's rule, as the adapter states it. */
+  why: string;
 }
 
 const present = (v: unknown) => v !== undefined && v !== null && v !== '' && !(typeof v === 'object' && Object.keys(v as object).length === 0);
@@ -20,7 +21,7 @@ function read(root: unknown, path: string): unknown {
  * requirements are then left to the gateway.
  */
 export function unmetRequirement(
-  gateway: string, requirements: readonly ChargeRequirement[] | undefined, charge: NormalizedCharge, payer: Payer | undefined, settings: SettingsRow,
+  requirements: readonly ChargeRequirement[] | undefined, charge: NormalizedCharge, payer: Payer | undefined, settings: SettingsRow,
 ): UnmetRequirement | undefined {
   for (const r of requirements ?? []) {
     if (!r.methods.includes(charge.paymentMethod)) continue;
@@ -30,7 +31,7 @@ export function unmetRequirement(
       if (present(resolve(need))) continue;
       const field = need.startsWith('payer.') ? `customer.${need.slice('payer.'.length)}`
         : need.startsWith('setting.') ? `settings.${need.slice('setting.'.length)}` : need.slice('charge.'.length);
-      return { reason: r.reason, field, message: `${gateway} ${r.why}: ${field} is missing` };
+      return { reason: r.reason, field, why: r.why };
     }
   }
   return undefined;

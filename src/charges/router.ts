@@ -3,8 +3,8 @@ import type { SettingsRow } from '../store/accounts';
 import type { CredentialVault } from '../accounts/credential-vault';
 import { ADAPTERS } from '../gateways/registry';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
-import type { NormalizedCharge } from '../gateways/types';
-import { validationError } from '../errors';
+import type { ChargeRequirement, NormalizedCharge } from '../gateways/types';
+import { rgError, type ErrorExtra, type ErrorParams, type RouteGateError } from '../errors';
 import type { SkipReason } from './outcomes';
 import { knownPayer } from './payer';
 import { unmetRequirement } from './requirements';
@@ -13,10 +13,18 @@ export interface PlannedAttempt {
   gateway: GatewayId;
   /** The charge as this gateway gets it (a customerId of another gateway is left out). */
   charge: NormalizedCharge;
-  skip?: { reason: SkipReason; message: string };
+  /** `error` (with `gateway`) is the answer if no gateway takes the charge and this was the first skip. */
+  skip?: { reason: SkipReason; message: string; error: RouteGateError };
   /** The gateway credentials, read once when the charge was routed: later changes affect later requests only. */
   credentials?: Record<string, string>;
 }
+
+/** An adapter's unmet ChargeRequirement, as the public error it answers with. */
+const REQUIREMENT_ERRORS: Record<ChargeRequirement['reason'], (p: ErrorParams<'MISSING_PAYER_DATA'>, extra: ErrorExtra) => RouteGateError> = {
+  RAW_CARD_NOT_ACCEPTED: (p, extra) => rgError('RAW_CARD_NOT_ACCEPTED', p, extra),
+  MISSING_PAYER_DATA: (p, extra) => rgError('MISSING_PAYER_DATA', p, extra),
+  AUTHENTICATION_REQUIRED: (p, extra) => rgError('AUTHENTICATION_REQUIRED', p, extra),
+};
 
 /** Pix and boleto are Brazilian rails: BRL only, whatever else the gateway takes for cards. */
 function chargesCurrency(currencies: readonly string[], method: NormalizedCharge['paymentMethod'], currency: string): boolean {
@@ -38,9 +46,7 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
   const named = request.gateway === undefined ? undefined : resolveGatewayId(request.gateway);
   const first = named ?? (settings.primaryGateway as GatewayId | null) ?? undefined;
   if (!first) {
-    throw validationError('No gateway to charge: send "gateway" or set primaryGateway with PATCH /api/v1/clients/settings', [
-      { field: 'gateway', message: 'is required when the account has no primaryGateway' },
-    ]);
+    throw rgError('NO_GATEWAY');
   }
   const order = [first, ...(settings.gatewayFallbacks as GatewayId[]).filter((g) => g !== first)];
   const customerOwner = request.customerId
@@ -56,29 +62,29 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (customerOwner && customerOwner !== gateway) delete charge.customerId;
     if (!charge.customer && payer?.name) charge.customer = payer; // the stored customer, for gateways that want the payer inline
     const capability = adapter.capabilities[request.paymentMethod].charge;
-    const skip = (reason: SkipReason, message: string): PlannedAttempt => ({ gateway, charge, skip: { reason, message } });
-    if (capability === 'unsupported') return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} does not support ${request.paymentMethod} charges`);
+    const skip = (reason: SkipReason, error: RouteGateError): PlannedAttempt => ({ gateway, charge, skip: { reason, message: error.message, error } });
+    const extra = { gateway };
+    const method = request.paymentMethod;
+    if (capability === 'unsupported') return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('METHOD_UNSUPPORTED', { gateway, method }, extra));
     if (!chargesCurrency(adapter.currencies, request.paymentMethod, request.currency)) {
-      return skip('CURRENCY_NOT_SUPPORTED', `${gateway} cannot charge ${request.paymentMethod.replace('_', ' ')} in ${request.currency}`);
+      return skip('CURRENCY_NOT_SUPPORTED', rgError('CURRENCY_NOT_SUPPORTED', { gateway, method: method.replace('_', ' '), currency: request.currency }, extra));
     }
     if (hasToken && gateway !== first) {
-      return skip('CARD_TOKEN_NOT_PORTABLE', `the card token belongs to ${first} and cannot be charged on ${gateway}`);
+      return skip('CARD_TOKEN_NOT_PORTABLE', rgError('CARD_TOKEN_NOT_PORTABLE', { owner: first, gateway }, extra));
     }
     if (hasRecipientId && gateway !== first) {
-      return skip('SPLIT_RECIPIENT_UNAVAILABLE', `split recipient ids belong to ${first} and are unknown to ${gateway}`);
+      return skip('SPLIT_RECIPIENT_UNAVAILABLE', rgError('SPLIT_RECIPIENT_UNAVAILABLE', { owner: first, gateway }, extra));
     }
     if (typeof capability === 'object' && capability.needs === 'customerId' && !charge.customerId) {
-      return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} needs a customer on every charge: create one with POST /api/v1/customers (gateway ${gateway}) and send its externalId as customerId`);
+      return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('CUSTOMER_ID_REQUIRED', { gateway }, extra));
     }
     if (typeof capability === 'object' && capability.needs === 'customer' && !charge.customer) {
-      return skip('GATEWAY_UNSUPPORTED_OPERATION', `${gateway} needs the buyer on every charge: send customer (name, email, document)`);
+      return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('CUSTOMER_REQUIRED', { gateway }, extra));
     }
-    const unmet = unmetRequirement(gateway, adapter.requirements, charge, payer, settings);
-    if (unmet) return skip(unmet.reason, unmet.message);
+    const unmet = unmetRequirement(adapter.requirements, charge, payer, settings);
+    if (unmet) return skip(unmet.reason, REQUIREMENT_ERRORS[unmet.reason]({ gateway, why: unmet.why, field: unmet.field }, extra));
     const credentials = vault.reveal(accountId, gateway);
-    if (!credentials) {
-      return skip('MISSING_CREDENTIALS', `No ${gateway} credentials stored for this account: store them with POST /api/v1/credentials`);
-    }
+    if (!credentials) return skip('MISSING_CREDENTIALS', rgError('MISSING_CREDENTIALS', { gateway }, extra));
     return { gateway, charge, credentials };
   });
   return { first, attempts };

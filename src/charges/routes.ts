@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NormalizedCharge } from '../gateways/types';
 import { resolveGatewayId } from '../gateways/registry-ids';
-import { RouteGateError, validationError } from '../errors';
+import { rgError } from '../errors';
 import { installIdempotency } from '../http/idempotency';
 import { storedChargeError, type ChargeResult, type ChargeService, type GatewayDeps } from './orchestrator';
 import { envelope } from '../errors';
@@ -16,7 +16,7 @@ function encodeCursor(c: { createdAt: string; id: string }): string {
 }
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw validationError('cursor is not one this API returned', [{ field: 'cursor', message: 'is invalid' }]);
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw rgError('CURSOR_INVALID');
   return { createdAt, id };
 }
 
@@ -53,7 +53,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
 
   const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number) => {
     const headers = rgHeaders(result.charge);
-    if (result.error) throw new RouteGateError(result.error.code, result.error.message, { ...result.error.extra, headers });
+    if (result.error) throw result.error.with({ headers });
     return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw, result.refund) });
   };
   const formatOf = (request: FastifyRequest) => request.settings.responseFormat;

@@ -2,7 +2,7 @@ import { GATEWAYS } from '../gateways/registry';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { RouteGateError } from '../errors';
+import { rgError } from '../errors';
 
 // @fastify/send's own test for an upward path, which it answers with a 403 error that has no public code (a 500).
 const UP_PATH = /(?:^|[\\/])\.\.(?:[\\/]|$)/;
@@ -27,7 +27,7 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
   await app.register(async (docs) => {
     docs.addHook('onRequest', async (request) => {
       const file = (request.params as { '*'?: unknown } | undefined)?.['*'];
-      if (typeof file === 'string' && UP_PATH.test(file)) throw new RouteGateError('NOT_FOUND', 'Not found');
+      if (typeof file === 'string' && UP_PATH.test(file)) throw rgError('NOT_FOUND');
     });
     await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   });

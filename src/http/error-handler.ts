@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { RouteGateError, envelope, validationError } from '../errors';
+import { RouteGateError, envelope, fieldSummary, rgError } from '../errors';
 import { fieldErrors } from './schemas';
 
 /** Turn anything thrown into the SPEC.md envelope. Never a stack trace, never HTML. */
@@ -9,34 +9,33 @@ export function toRouteGateError(err: FastifyError | Error): RouteGateError {
   const e = err as FastifyError & { validation?: import('ajv').ErrorObject[] };
   if (e.validation) {
     const errors = fieldErrors(e.validation);
-    const summary = errors.map((x) => `${x.field} ${x.message}`).join('; ');
-    return validationError(`Invalid request: ${summary}`, errors);
+    return rgError('INVALID_REQUEST', { fields: fieldSummary(errors) }, { details: { errors } });
   }
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new RouteGateError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: send the body as application/json');
+      return rgError('UNSUPPORTED_MEDIA_TYPE');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new RouteGateError('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit');
+      return rgError('BODY_TOO_LARGE');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return validationError('Request body is empty but content-type is application/json');
+      return rgError('EMPTY_JSON_BODY');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return validationError('Content-Length does not match the body');
+      return rgError('CONTENT_LENGTH_MISMATCH');
     case 'FST_ERR_BAD_URL':
-      return validationError('The URL is malformed: a percent sign must start a valid UTF-8 percent-encoding');
+      return rgError('MALFORMED_URL');
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new RouteGateError('URI_TOO_LONG', 'A path segment is longer than any id RouteGate issues (100 characters)');
+      return rgError('PATH_SEGMENT_TOO_LONG', { max: 100 });
   }
   const status = e.statusCode ?? 500;
   if (status === 400) {
     const isJson = err instanceof SyntaxError || /JSON/i.test(e.message);
-    return validationError(isJson ? 'Request body is not valid JSON' : `Bad request: ${e.message}`);
+    return isJson ? rgError('INVALID_JSON') : rgError('BAD_REQUEST', { reason: e.message });
   }
-  if (status === 404) return new RouteGateError('NOT_FOUND', 'Not found');
-  if (status === 413) return new RouteGateError('PAYLOAD_TOO_LARGE', 'Request body is larger than the configured limit');
-  if (status === 415) return new RouteGateError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type: send the body as application/json');
-  if (status === 429) return new RouteGateError('RATE_LIMIT_EXCEEDED', e.message);
-  if (status === 503) return new RouteGateError('SERVICE_UNAVAILABLE', 'Service unavailable');
-  return new RouteGateError('INTERNAL_ERROR', 'Internal server error', { cause: err });
+  if (status === 404) return rgError('NOT_FOUND');
+  if (status === 413) return rgError('BODY_TOO_LARGE');
+  if (status === 415) return rgError('UNSUPPORTED_MEDIA_TYPE');
+  if (status === 429) return rgError('RATE_LIMITED', { reason: e.message });
+  if (status === 503) return rgError('SERVICE_UNAVAILABLE');
+  return rgError('INTERNAL_ERROR', {}, { cause: err });
 }
 
 interface RouteShape { methods: Set<string>; pattern: RegExp }
@@ -65,8 +64,8 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance, opts: { produc
     allowed.delete('HEAD');
     if (allowed.size > 0 && !allowed.has(request.method)) {
       const allow = [...allowed].sort().join(', ');
-      throw new RouteGateError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`, { headers: { allow } });
+      throw rgError('METHOD_NOT_ALLOWED', { method: request.method, path, allow }, { headers: { allow } });
     }
-    throw new RouteGateError('NOT_FOUND', `Route ${request.method} ${path} not found`);
+    throw rgError('ROUTE_NOT_FOUND', { method: request.method, path });
   });
 });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RouteGateError, envelope, validationError } from '../errors';
+import { RouteGateError, envelope, rgError } from '../errors';
 import { toRouteGateError } from './error-handler';
 
 // Requests that never reach a route, and so never the error handler: the SPEC.md envelope all the same.
@@ -23,13 +23,13 @@ export function clientError(code: string | undefined): RouteGateError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       // Node counts the request line into the same limit, so an overlong URL lands here too.
-      return new RouteGateError('HEADERS_TOO_LARGE', `The request line and headers exceed ${http.maxHeaderSize} bytes`);
+      return rgError('HEADERS_TOO_LARGE', { max: http.maxHeaderSize });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new RouteGateError('REQUEST_TIMEOUT', 'The request was not received in time');
+      return rgError('REQUEST_TIMEOUT');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new RouteGateError('PAYLOAD_TOO_LARGE', 'Chunk extensions are larger than allowed');
+      return rgError('CHUNK_EXTENSIONS_TOO_LARGE');
     default:
-      return validationError('Malformed HTTP request');
+      return rgError('MALFORMED_HTTP_REQUEST');
   }
 }
 

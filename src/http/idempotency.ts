@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store';
-import { RouteGateError, validationError } from '../errors';
+import { rgError } from '../errors';
 import { sha256Hex } from '../lib/crypto';
 import { clock } from '../lib/clock';
 
@@ -41,7 +41,7 @@ export interface IdempotencyOptions {
 
 export function installIdempotency(app: FastifyInstance, store: Store, opts: IdempotencyOptions = {}): void {
   const staleClaimMs = opts.staleClaimMs ?? 60_000;
-  const inProgress = (key: string) => new RouteGateError('IDEMPOTENCY_CONFLICT', `A request with Idempotency-Key ${key} is still being processed; retry shortly`);
+  const inProgress = (key: string) => rgError('IDEMPOTENCY_IN_PROGRESS', { key });
   const replay = (reply: FastifyReply, a: { status: number; headers: Record<string, string>; body: string | null }) =>
     reply.code(a.status).headers({ ...a.headers, 'idempotent-replayed': 'true' }).send(a.body);
 
@@ -51,7 +51,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
     if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-      throw validationError('Idempotency-Key must be 1 to 255 visible ASCII characters', [{ field: 'Idempotency-Key', message: 'is invalid' }]);
+      throw rgError('IDEMPOTENCY_KEY_INVALID');
     }
     const accountId = request.account.id;
     const hash = sha256Hex(`${request.method} ${request.url.split('?')[0]}\n${canonical(request.body)}`);
@@ -59,7 +59,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     const existing = store.idempotency.get(accountId, key);
     if (existing && existing.expiresAt > now) {
       if (existing.requestHash !== hash) {
-        throw new RouteGateError('IDEMPOTENCY_CONFLICT', `Idempotency-Key ${key} was already used with a different request; use a new key for a new request`);
+        throw rgError('IDEMPOTENCY_KEY_REUSED', { key });
       }
       const stale = existing.createdAt <= now - staleClaimMs;
       if (existing.statusCode === null && !stale) throw inProgress(key);

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
-import { RouteGateError } from '../errors';
+import { rgError, type RouteGateError } from '../errors';
 
 const WINDOW_MS = 60_000;
 
 function exceeded(_req: FastifyRequest, context: { ttl: number; max: number }): RouteGateError {
   const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-  return new RouteGateError('RATE_LIMIT_EXCEEDED', `Rate limit of ${context.max} requests per minute exceeded; retry in ${seconds} seconds`);
+  return rgError('RATE_LIMIT_EXCEEDED', { max: context.max, seconds });
 }
 
 export interface RateLimitOptions {

@@ -5,8 +5,7 @@ import addFormats from 'ajv-formats';
 import { isValidCNPJ, isValidCPF } from '@brazilian-utils/brazilian-utils';
 import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
-import type { FieldError } from '../errors';
-import { validationError } from '../errors';
+import type { FieldError, RouteGateError } from '../errors';
 import { withGatewaySchemas, type JsonSchema } from './gateway-schemas';
 
 export type { JsonSchema };
@@ -52,8 +51,8 @@ export class SchemaValidator {
     for (const s of schemas) this.ajv.addSchema(s);
   }
 
-  /** Throws VALIDATION_ERROR with field errors prefixed by `prefix` (e.g. "credentials"). */
-  assert(id: string, data: unknown, prefix: string, message: string): void {
+  /** Throws `invalid(errors)`, field errors prefixed by `prefix` (e.g. "credentials"). */
+  assert(id: string, data: unknown, prefix: string, invalid: (errors: FieldError[]) => RouteGateError): void {
     let fn = this.compiled.get(id);
     if (!fn) {
       fn = this.ajv.getSchema(id);
@@ -61,8 +60,7 @@ export class SchemaValidator {
       this.compiled.set(id, fn);
     }
     if (!fn(data)) {
-      const errors = fieldErrors(fn.errors ?? [], prefix);
-      throw validationError(`${message}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+      throw invalid(fieldErrors(fn.errors ?? [], prefix));
     }
   }
 }
