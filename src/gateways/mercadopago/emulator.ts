@@ -1,85 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorPlugin } from '../../sandbox/types';
-import type { LedgerEntry } from '../../sandbox/control';
-import { cardBrand, declineFor, luhnValid } from '../../sandbox/cards';
-import { randomDigits, randomId, randomUuid } from '../../sandbox/ids';
-import { pixBrCode } from '../../sandbox/br-code';
+import {
+  defineEmulator, send, bearerToken, luhnValid, randomDigits, randomId, toCents as cents, toReais as reais, brasiliaIso as mpDate,
+  type Json, type LedgerEntry, type Outcome,
+} from '../../sandbox/core';
+import {
+  type StoredCard, BOLETO_ADDRESS, CARD_METHODS, SORTABLE, TICKET_METHODS, approve, badRequest, boletoDetails, cardOutcome, cardMethodOf, mpError,
+  newPayment, notFound, pixDetails, setStatus, stateError, tokenBody, validMpDate,
+} from './emulator-shapes';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
 // card tokens from POST /v1/card_tokens, declines as HTTP 201 `rejected` with a `cc_rejected_*` status_detail.
 
-type Json = Record<string, any>;
-interface Outcome { status: number; body: unknown }
-interface StoredCard { number: string; expMonth: number; expYear: number; holderName: string; identification?: Json }
-
-/** status_detail per normalized decline of the shared decline cards (the charge.response mapping reverses it). */
-const DECLINE_DETAILS: Record<string, string> = {
-  card_declined: 'cc_rejected_other_reason',
-  insufficient_funds: 'cc_rejected_insufficient_amount',
-  expired_card: 'cc_rejected_bad_filled_date',
-  incorrect_cvc: 'cc_rejected_bad_filled_security_code',
-  processing_error: 'cc_rejected_time_out',
-};
-
-/** Mercado Pago's own sandbox convention: the outcome is chosen by the cardholder name on the token. */
-const HOLDER_OUTCOMES: Record<string, [string, string]> = {
-  APRO: ['approved', 'accredited'],
-  OTHE: ['rejected', 'cc_rejected_other_reason'],
-  CONT: ['in_process', 'pending_contingency'],
-  CALL: ['rejected', 'cc_rejected_call_for_authorize'],
-  FUND: ['rejected', 'cc_rejected_insufficient_amount'],
-  SECU: ['rejected', 'cc_rejected_bad_filled_security_code'],
-  EXPI: ['rejected', 'cc_rejected_bad_filled_date'],
-  FORM: ['rejected', 'cc_rejected_bad_filled_other'],
-  CARD: ['rejected', 'cc_rejected_bad_filled_card_number'],
-  INST: ['rejected', 'cc_rejected_invalid_installments'],
-  DUPL: ['rejected', 'cc_rejected_duplicated_payment'],
-  LOCK: ['rejected', 'cc_rejected_card_disabled'],
-  CTNA: ['rejected', 'cc_rejected_card_type_not_allowed'],
-  ATTE: ['rejected', 'cc_rejected_max_attempts'],
-  BLAC: ['rejected', 'cc_rejected_blacklist'],
-};
-
-const CARD_METHODS = new Set(['visa', 'master', 'amex', 'elo', 'hipercard', 'debvisa', 'debmaster', 'debelo']);
-const TICKET_METHODS = new Set(['bolbradesco', 'pec']);
-const BOLETO_ADDRESS = ['zip_code', 'street_name', 'street_number', 'neighborhood', 'city', 'federal_unit'];
-const BRAND_METHOD: Record<string, string> = { visa: 'visa', mastercard: 'master', amex: 'amex', elo: 'elo', hipercard: 'hipercard' };
-const FEE_RATE = 0.0498;
-const SORTABLE = new Set(['date_approved', 'date_created', 'date_last_updated', 'id', 'money_release_date']);
-const DAY_MS = 86_400_000;
-
-// A 1x1 PNG stands in for the QR code image; the copy-and-paste EMV text is the real content.
-const QR_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
-
-const cents = (reais: number) => Math.round(reais * 100);
-const reais = (c: number) => Math.round(c) / 100;
-/** MP dates: ISO with milliseconds in Brasília time, e.g. 2026-01-01T10:00:00.000-03:00. */
-const mpDate = (ms = Date.now()) => new Date(ms - 3 * 3_600_000).toISOString().replace('Z', '-03:00');
-
-function mpError(status: number, error: string, message: string, cause: Array<[number | string, string]> = []): Outcome {
-  return { status, body: { message, error, status, cause: cause.map(([code, description]) => ({ code, description, data: null })) } };
-}
-const badRequest = (code: number | string, description: string) => mpError(400, 'bad_request', description, [[code, description]]);
-const stateError = () => badRequest(2063, 'The action requested is not valid for the current payment state');
-function notFound(what: 'Payment' | 'Customer'): Outcome {
-  const o = mpError(404, 'not_found', `${what} not found`);
-  (o.body as Json).cause = [{ code: what === 'Payment' ? 2000 : 2002, description: `${what} not found`, data: `${mpDate()};${randomUuid()}` }];
-  return o;
-}
-
-export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
-  const payments = new Map<string, Json>();
-  const customers = new Map<string, Json>();
-  const tokens = new Map<string, StoredCard>();
-  const usedTokens = new Set<string>();
-  const idempotent = new Map<string, Outcome>();
+export const mercadopagoEmulator = defineEmulator((app, core) => {
+  const { payments, customers, tokens, usedTokens } = core.state({
+    payments: new Map<string, Json>(),
+    customers: new Map<string, Json>(),
+    tokens: new Map<string, StoredCard>(),
+    usedTokens: new Set<string>(),
+  });
   let nextPaymentId = 1_325_350_000 + Math.floor(Math.random() * 10_000);
   let nextRefundId = 3_328_707_000 + Math.floor(Math.random() * 10_000);
-  opts.control.onReset(() => {
-    for (const m of [payments, customers, tokens, usedTokens, idempotent]) m.clear();
-  });
-  opts.control.onLedger('mercadopago', () => [...payments.values()].map((p): Omit<LedgerEntry, 'gateway'> => ({
+  core.ledger(() => [...payments.values()].map((p): Omit<LedgerEntry, 'gateway'> => ({
     id: String(p.id), reference: p.external_reference, status: p.status,
     paymentMethod: p.payment_method_id === 'pix' ? 'pix' : p.payment_type_id === 'ticket' ? 'boleto' : p.payment_type_id as LedgerEntry['paymentMethod'],
     amount: cents(p.transaction_amount), paidAmount: ['approved', 'refunded', 'charged_back', 'in_mediation'].includes(p.status) ? cents(p.transaction_amount) : 0,
@@ -87,16 +29,14 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
   })));
 
   // Every route wants `Authorization: Bearer <access token>`; card tokenization also takes ?public_key=.
-  app.addHook('preHandler', async (request, reply) => {
+  core.authenticate((request) => {
     const publicKey = (request.query as Json)?.public_key;
     if (request.routeOptions.url?.endsWith('/v1/card_tokens') && typeof publicKey === 'string' && publicKey !== '') {
-      if (!publicKey.includes('invalid')) return;
-      return send(reply, mpError(401, 'unauthorized', 'invalid public key', []));
+      return publicKey.includes('invalid') ? mpError(401, 'unauthorized', 'invalid public key', []) : undefined;
     }
-    const auth = request.headers.authorization;
-    const token = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : '';
-    if (!token) return send(reply, mpError(401, 'unauthorized', 'Must provide your access_token to proceed', [[5, 'Must provide your access_token to proceed']]));
-    if (token.includes('invalid')) return send(reply, mpError(401, 'unauthorized', 'invalid access token'));
+    const token = bearerToken(request.headers.authorization);
+    if (!token) return mpError(401, 'unauthorized', 'Must provide your access_token to proceed', [[5, 'Must provide your access_token to proceed']]);
+    return token.includes('invalid') ? mpError(401, 'unauthorized', 'invalid access token') : undefined;
   });
 
   /**
@@ -104,18 +44,17 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
    * result is replayed for the same key whatever the body. Refund replays answer 200 with an empty body.
    * Validation failures are not kept, so a corrected request may reuse the key.
    */
-  const withIdempotency = (request: FastifyRequest, reply: FastifyReply, opts: { required: boolean; emptyReplay?: boolean }, run: () => Outcome) => {
-    const key = request.headers['x-idempotency-key'];
-    if (typeof key !== 'string' || key === '') {
-      return send(reply, opts.required ? badRequest(4292, "Header X-Idempotency-Key can't be null") : run());
-    }
-    const slot = `${request.method} ${request.url.split('?')[0]} ${key}`; // per key and endpoint
-    const seen = idempotent.get(slot);
-    if (seen) return opts.emptyReplay ? reply.code(200).send('') : send(reply, seen);
-    const out = run();
-    if (out.status < 400) idempotent.set(slot, { status: out.status, body: JSON.parse(JSON.stringify(out.body)) });
-    return send(reply, out);
-  };
+  const idempotency = core.idempotency({
+    header: 'x-idempotency-key',
+    slot: (request, key) => `${request.method} ${request.url.split('?')[0]} ${key}`, // per key and endpoint
+    stores: (status) => status < 400,
+    snapshot: true,
+  });
+  const withIdempotency = (request: FastifyRequest, reply: FastifyReply, opts: { required: boolean; emptyReplay?: boolean }, run: () => Outcome) =>
+    idempotency.run(request, reply, run, {
+      required: opts.required ? badRequest(4292, "Header X-Idempotency-Key can't be null") : undefined,
+      replay: opts.emptyReplay ? () => ({ status: 200, body: '' }) : undefined,
+    });
 
   app.post('/v1/card_tokens', async (request, reply) => send(reply, createCardToken((request.body ?? {}) as Json)));
 
@@ -179,7 +118,7 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
     return customers.get(request.params.id) ?? send(reply, notFound('Customer'));
   });
 
-  opts.control.onPay('mercadopago', (id) => {
+  core.payer((id) => {
     const payment = payments.get(id);
     if (!payment) return { ok: false, status: 404, message: `Payment ${id} not found` };
     if (payment.status !== 'pending') return { ok: false, status: 409, message: `payment ${id} is ${payment.status}, not awaiting the payer` };
@@ -210,16 +149,7 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
     if (!holderName) return badRequest(316, 'Invalid card holder name');
     const id = randomId('', 32, '0123456789abcdef');
     tokens.set(id, { number, expMonth, expYear, holderName, identification: body.cardholder?.identification });
-    const created = Date.now();
-    return {
-      status: 201,
-      body: {
-        id, public_key: null, first_six_digits: number.slice(0, 6), last_four_digits: number.slice(-4), expiration_month: expMonth,
-        expiration_year: expYear, card_number_length: number.length, security_code_length: String(body.security_code ?? '').length,
-        cardholder: { name: holderName, identification: body.cardholder?.identification ?? {} }, status: 'active', luhn_validation: true,
-        live_mode: false, require_esc: false, date_created: mpDate(created), date_last_updated: mpDate(created), date_due: mpDate(created + 7 * DAY_MS),
-      },
-    };
+    return { status: 201, body: tokenBody(id, tokens.get(id)!, body) };
   }
 
   function createPayment(body: Json): Outcome {
@@ -262,7 +192,7 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
     } else {
       return badRequest(1, `Params Error: unknown payment_method_id ${methodId}`);
     }
-    const payment = basePayment(body, methodId, payer);
+    const payment = newPayment(nextPaymentId++, body, methodId, payer);
     if (methodId === 'pix') pixDetails(payment, body);
     else if (TICKET_METHODS.has(methodId)) boletoDetails(payment, body);
     else cardOutcome(payment, body, card);
@@ -291,91 +221,6 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
       }
     }
     return payer;
-  }
-
-  function basePayment(body: Json, methodId: string, payer: Json): Json {
-    const created = mpDate();
-    const amount = reais(cents(body.transaction_amount));
-    return {
-      id: nextPaymentId++, date_created: created, date_approved: null, date_last_updated: created, date_of_expiration: null, money_release_date: null,
-      operation_type: 'regular_payment', issuer_id: null, payment_method_id: methodId,
-      payment_type_id: methodId === 'pix' ? 'bank_transfer' : TICKET_METHODS.has(methodId) ? 'ticket' : methodId.startsWith('deb') ? 'debit_card' : 'credit_card',
-      status: 'pending', status_detail: 'pending_waiting_payment', currency_id: 'BRL', description: body.description ?? null, live_mode: false,
-      collector_id: 1234567890, captured: true, binary_mode: body.binary_mode === true,
-      payer: {
-        id: payer.type === 'customer' ? String(payer.id) : randomDigits(9), email: payer.email ?? null, identification: payer.identification ?? null,
-        first_name: payer.first_name ?? null, last_name: payer.last_name ?? null, type: payer.type ?? null,
-      },
-      metadata: body.metadata ?? {}, external_reference: body.external_reference ?? null, statement_descriptor: body.statement_descriptor ?? null,
-      transaction_amount: amount, transaction_amount_refunded: 0, installments: body.installments ?? 1,
-      transaction_details: { net_received_amount: 0, total_paid_amount: amount, overpaid_amount: 0, installment_amount: amount, external_resource_url: null, financial_institution: null },
-      fee_details: [], refunds: [], notification_url: body.notification_url ?? null, processing_mode: 'aggregator', point_of_interaction: { type: 'UNSPECIFIED' },
-    };
-  }
-
-  /** Decline cards first, then the holder-name convention; anything else approves (or reserves with capture:false). */
-  function cardOutcome(payment: Json, body: Json, card: StoredCard | undefined): void {
-    const decline = card ? declineFor(card.number) : undefined;
-    let [status, detail] = decline ? ['rejected', DECLINE_DETAILS[decline.code]] : HOLDER_OUTCOMES[card?.holderName.toUpperCase() ?? 'APRO'] ?? ['approved', 'accredited'];
-    if (status === 'in_process' && payment.binary_mode) [status, detail] = ['rejected', 'cc_rejected_other_reason'];
-    payment.installments = body.installments;
-    payment.transaction_details.installment_amount = reais(cents(payment.transaction_amount) / body.installments);
-    if (card) {
-      payment.card = {
-        first_six_digits: card.number.slice(0, 6), last_four_digits: card.number.slice(-4), expiration_month: card.expMonth, expiration_year: card.expYear,
-        cardholder: { name: card.holderName, identification: card.identification ?? {} },
-      };
-    }
-    if (status === 'approved' && body.capture === false) {
-      setStatus(payment, 'authorized', 'pending_capture');
-      payment.captured = false;
-    } else if (status === 'approved') approve(payment);
-    else setStatus(payment, status, detail);
-  }
-
-  function pixDetails(payment: Json, body: Json): void {
-    const id = payment.id;
-    payment.status_detail = 'pending_waiting_transfer';
-    payment.date_of_expiration = body.date_of_expiration ?? mpDate(Date.now() + DAY_MS);
-    payment.transaction_details.installment_amount = 0;
-    payment.point_of_interaction = {
-      type: 'PIX', sub_type: null, application_data: { name: null, version: null },
-      transaction_data: {
-        qr_code: pixEmv(payment.transaction_amount, randomUuid()), qr_code_base64: QR_PNG_BASE64,
-        ticket_url: `https://www.mercadopago.com.br/payments/${id}/ticket?caller_id=1234567890&hash=${randomUuid()}`,
-        transaction_id: null, bank_transfer_id: null, financial_institution: null, bank_info: { payer: {}, collector: {} },
-      },
-    };
-  }
-
-  function boletoDetails(payment: Json, body: Json): void {
-    const id = payment.id;
-    const due = body.date_of_expiration ?? mpDate(Date.now() + 3 * DAY_MS);
-    const reference = randomDigits(10);
-    const { barcode, line } = boletoNumbers(Date.parse(due), cents(payment.transaction_amount));
-    payment.date_of_expiration = due;
-    payment.barcode = { content: barcode };
-    payment.transaction_details = {
-      ...payment.transaction_details, installment_amount: 0, payment_method_reference_id: reference, verification_code: reference,
-      external_resource_url: `https://www.mercadopago.com.br/payments/${id}/ticket?caller_id=1234567890&payment_method_id=${payment.payment_method_id}&payment_id=${id}&payment_method_reference_id=${reference}&hash=${randomUuid()}`,
-      barcode: { content: barcode }, digitable_line: line,
-    };
-  }
-
-  function setStatus(payment: Json, status: string, detail: string): void {
-    payment.status = status;
-    payment.status_detail = detail;
-    payment.date_last_updated = mpDate();
-  }
-
-  function approve(payment: Json): void {
-    setStatus(payment, 'approved', 'accredited');
-    payment.captured = true;
-    payment.date_approved = mpDate();
-    payment.money_release_date = mpDate(Date.now() + 14 * DAY_MS);
-    const fee = reais(cents(payment.transaction_amount) * FEE_RATE);
-    payment.fee_details = [{ type: 'mercadopago_fee', amount: fee, fee_payer: 'collector' }];
-    payment.transaction_details.net_received_amount = reais(cents(payment.transaction_amount) - cents(fee));
   }
 
   function capturePayment(payment: Json, amount: unknown): Outcome {
@@ -436,54 +281,4 @@ export const mercadopagoEmulator: EmulatorPlugin = async (app, opts) => {
     customers.set(customer.id, customer);
     return { status: 201, body: customer };
   }
-};
-
-/** payment_method_id MP infers from a tokenized card; 5031 43.. is MP's own test Mastercard. */
-function cardMethodOf(number: string): string {
-  return number.startsWith('503143') ? 'master' : BRAND_METHOD[cardBrand(number)] ?? 'visa';
-}
-
-function send(reply: FastifyReply, out: Outcome) {
-  return reply.code(out.status).send(out.body);
-}
-
-function validMpDate(value: unknown): boolean {
-  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:?\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
-}
-
-// ---- pix EMV (BR Code) with a real CRC16, so the copy-and-paste text is well formed ----
-
-function pixEmv(amountReais: number, key: string): string {
-  return pixBrCode({ key, amountReais, merchantName: 'MERCADO PAGO SANDBOX', city: 'SAO PAULO', txid: `mpqrinter${randomDigits(8)}` });
-}
-
-
-// ---- boleto (FEBRABAN): 44-digit barcode and its 47-digit digitable line, check digits included ----
-
-function boletoNumbers(dueMs: number, amountCents: number): { barcode: string; line: string } {
-  const days = Math.floor((dueMs - Date.UTC(1997, 9, 7)) / DAY_MS);
-  const factor = String(days < 10_000 ? days : ((days - 10_000) % 9_000) + 1_000).padStart(4, '0'); // rolled over 2025-02-22
-  const free = randomDigits(25);
-  const body = `2379${factor}${String(amountCents).padStart(10, '0')}${free}`;
-  const dv = mod11(body);
-  const barcode = `${body.slice(0, 4)}${dv}${body.slice(4)}`;
-  const field = (s: string) => s + mod10(s);
-  const line = field(`2379${free.slice(0, 5)}`) + field(free.slice(5, 15)) + field(free.slice(15, 25)) + dv + factor + String(amountCents).padStart(10, '0');
-  return { barcode, line };
-}
-
-function mod10(s: string): number {
-  let sum = 0;
-  for (let i = 0; i < s.length; i++) {
-    const p = Number(s[s.length - 1 - i]) * (i % 2 === 0 ? 2 : 1);
-    sum += p > 9 ? p - 9 : p;
-  }
-  return (10 - (sum % 10)) % 10;
-}
-
-function mod11(s: string): number {
-  let sum = 0;
-  for (let i = 0; i < s.length; i++) sum += Number(s[s.length - 1 - i]) * (2 + (i % 8));
-  const dv = 11 - (sum % 11);
-  return dv === 0 || dv === 10 || dv === 11 ? 1 : dv;
-}
+});

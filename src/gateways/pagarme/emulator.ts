@@ -1,52 +1,22 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorPlugin } from '../../sandbox/types';
-import type { LedgerEntry } from '../../sandbox/control';
-import { cardBrand, declineFor, luhnValid } from '../../sandbox/cards';
-import { randomDigits, randomId } from '../../sandbox/ids';
-import { pixBrCode } from '../../sandbox/br-code';
+import { defineEmulator, dropUndefined, randomDigits, randomId, requestFingerprint, basicCredentials, isoSeconds as now, type Json, type LedgerEntry, type Outcome } from '../../sandbox/core';
+import {
+  type StoredCharge, boletoTransaction, cardErrors, cardTransaction, customerErrors, id16, invalid, noPhoneTransaction, optionalAmount,
+  orderErrors, pixTransaction, publicCard, redactCard, hasPhone,
+} from './emulator-shapes';
 
 // Pagar.me Core API v5 emulator (shared/gateways/pagarme.md): orders with one charge each, integer cents,
 // HTTP Basic with the secret key as user, declines as HTTP 200 with a failed charge.
 
-type Json = Record<string, any>;
-
-interface StoredCharge extends Json {
-  id: string;
-  status: string;
-  amount: number;
-  paid_amount: number;
-  canceled_amount: number;
-  payment_method: string;
-  order_id: string;
-}
-
-/** ABECS-style return codes per normalized decline (the mapping turns them back). */
-const RETURN_CODES: Record<string, { code: string; message: string }> = {
-  card_declined: { code: '1000', message: 'Transação não autorizada' },
-  insufficient_funds: { code: '1016', message: 'Saldo insuficiente' },
-  expired_card: { code: '1001', message: 'Cartão vencido' },
-  incorrect_cvc: { code: '1045', message: 'Código de segurança inválido' },
-  processing_error: { code: '9111', message: 'Erro no processamento: tente novamente' },
-};
-
-const PAYMENT_METHODS = ['credit_card', 'debit_card', 'boleto', 'pix'];
-const PIX_SIMULATOR_LIMIT = 50_000; // the simulator fails pix above R$ 500,00
-
-const id16 = (prefix: string) => randomId(prefix, 16);
-const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
-  const orders = new Map<string, Json>();
-  const charges = new Map<string, StoredCharge>();
-  const customers = new Map<string, Json>();
-  const tokens = new Map<string, Json>();
-  const idempotent = new Map<string, { fingerprint: string; status: number; body: unknown }>();
-  const refundCounts = new Map<string, number>(); // charge id -> refunds (a DELETE on a paid charge)
-  opts.control.onReset(() => {
-    for (const m of [orders, charges, customers, tokens, idempotent, refundCounts]) m.clear();
+export const pagarmeEmulator = defineEmulator((app, core) => {
+  const { orders, charges, customers, tokens, refundCounts } = core.state({
+    orders: new Map<string, Json>(),
+    charges: new Map<string, StoredCharge>(),
+    customers: new Map<string, Json>(),
+    tokens: new Map<string, Json>(),
+    refundCounts: new Map<string, number>(), // charge id -> refunds (a DELETE on a paid charge)
   });
-  opts.control.onLedger('pagarme', () => [...orders.values()].map((order): Omit<LedgerEntry, 'gateway'> => {
+  core.ledger(() => [...orders.values()].map((order): Omit<LedgerEntry, 'gateway'> => {
     const charge = charges.get((order.charge_ids as string[])[0])!;
     return {
       id: order.id, reference: order.code ?? null, paymentMethod: charge.payment_method as LedgerEntry['paymentMethod'], status: order.status,
@@ -57,32 +27,24 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
   }));
 
   // Token creation authenticates with the public key in ?appId=; everything else with Basic auth.
-  app.addHook('preHandler', async (request, reply) => {
-    if (request.routeOptions.url?.endsWith('/core/v5/tokens')) return;
-    if (!authorized(request.headers.authorization)) {
-      return reply.code(401).header('x-payments-auth', 'Unauthorized').send({ message: 'Authorization has been denied for this request.' });
-    }
+  core.authenticate((request) => {
+    if (request.routeOptions.url?.endsWith('/core/v5/tokens')) return undefined;
+    const basic = basicCredentials(request.headers.authorization);
+    if (basic && basic.user.startsWith('sk_') && !basic.user.includes('invalid') && basic.password === '') return undefined;
+    return { status: 401, headers: { 'x-payments-auth': 'Unauthorized' }, body: { message: 'Authorization has been denied for this request.' } };
   });
 
-  const withIdempotency = async (request: FastifyRequest, reply: FastifyReply, run: () => { status: number; body: unknown }) => {
-    const key = request.headers['idempotency-key'];
-    if (typeof key !== 'string' || key === '') {
-      const out = run();
-      return reply.code(out.status).send(out.body);
-    }
-    const fingerprint = createHash('sha256').update(`${request.method} ${request.url} ${request.rawBody ?? ''}`).digest('hex');
-    const seen = idempotent.get(key);
-    if (seen) {
-      if (seen.fingerprint !== fingerprint) {
-        return reply.code(422).send({ message: 'The request is invalid.', errors: { 'Idempotency-Key': ['The key was already used with another request.'] } });
-      }
-      return reply.code(seen.status).send(seen.body);
-    }
-    const out = run();
-    // Pagar.me does not store validation failures or errors under the key, only results.
-    if (out.status < 400) idempotent.set(key, { fingerprint, ...out });
-    return reply.code(out.status).send(out.body);
-  };
+  // Idempotency-Key (pagarme.md section 1): the key alone names the stored result; reusing it with another
+  // request is refused. Validation failures and errors are not stored, only results.
+  const idempotency = core.idempotency<string>({
+    header: 'idempotency-key',
+    slot: (_request, key) => key,
+    fingerprint: requestFingerprint,
+    conflict: (first, now) => first === now ? undefined
+      : { status: 422, body: { message: 'The request is invalid.', errors: { 'Idempotency-Key': ['The key was already used with another request.'] } } },
+    stores: (status) => status < 400,
+  });
+  const withIdempotency = async (request: FastifyRequest, reply: FastifyReply, run: () => Outcome) => idempotency.run(request, reply, run);
 
   app.post<{ Querystring: { appId?: string } }>('/core/v5/tokens', async (request, reply) => {
     if (!request.query.appId?.startsWith('pk_') || request.query.appId.includes('invalid')) {
@@ -168,7 +130,7 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
   }));
 
   // The payer pays a pending pix or boleto: the charge is paid in full, as the simulators do after a delay.
-  opts.control.onPay('pagarme', (id) => {
+  core.payer((id) => {
     const order = orders.get(id);
     const charge = order ? charges.get((order.charge_ids as string[])[0]) : charges.get(id);
     if (!charge) return { ok: false, status: 404, message: `order or charge ${id} not found` };
@@ -186,7 +148,7 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     const body = (request.body ?? {}) as Json;
     const errors = customerErrors(body, 'customer');
     if (errors) return { status: 422, body: { message: 'The request is invalid.', errors, request: body } };
-    const customer = stripUndefined({
+    const customer = dropUndefined({
       id: id16('cus_'), name: body.name, email: body.email, document: body.document, document_type: body.document_type ?? (String(body.document).length === 14 ? 'CNPJ' : 'CPF'),
       type: body.type ?? (String(body.document).length === 14 ? 'company' : 'individual'), delinquent: false, phones: body.phones ?? {},
       metadata: body.metadata ?? {}, created_at: now(), updated_at: now(),
@@ -241,65 +203,6 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     return { status: 200, body: renderOrder(order) };
   }
 
-  function cardTransaction(charge: StoredCharge, payment: Json, card: Json): Json {
-    const input = payment[payment.payment_method];
-    const number = String(card.number);
-    const decline = declineFor(number)?.code ?? simulatorDecline(number, String(card.cvv ?? ''));
-    const authOnly = input.operation_type === 'auth_only' || input.operation_type === 'pre_auth' || input.capture === false;
-    const base = {
-      id: id16('tran_'), transaction_type: payment.payment_method, gateway_id: randomDigits(10), amount: charge.amount,
-      installments: input.installments ?? 1, statement_descriptor: input.statement_descriptor, operation_type: authOnly ? 'auth_only' : 'auth_and_capture',
-      acquirer_name: 'simulator', acquirer_tid: randomDigits(12), acquirer_nsu: randomDigits(6), card: publicCard(card), created_at: now(),
-    };
-    if (decline) {
-      const rc = RETURN_CODES[decline];
-      charge.status = 'failed';
-      return { ...base, status: 'not_authorized', success: false, acquirer_message: rc.message, acquirer_return_code: rc.code, gateway_response: { code: '200', errors: [] } };
-    }
-    if (authOnly) {
-      return { ...base, status: 'authorized_pending_capture', success: true, acquirer_auth_code: randomDigits(6), acquirer_message: 'Transação autorizada com sucesso', acquirer_return_code: '0000', gateway_response: { code: '200', errors: [] } };
-    }
-    charge.status = 'paid';
-    charge.paid_amount = charge.amount;
-    charge.paid_at = now();
-    return { ...base, status: 'captured', success: true, acquirer_auth_code: randomDigits(6), acquirer_message: 'Transação capturada com sucesso', acquirer_return_code: '0000', gateway_response: { code: '200', errors: [] } };
-  }
-
-  /** pagarme.md sections 2 and 5: without a customer phone the order is 200 with a failed charge (gateway_response 412). */
-  function noPhoneTransaction(charge: StoredCharge): Json {
-    charge.status = 'failed';
-    return {
-      id: id16('tran_'), transaction_type: 'pix', gateway_id: randomDigits(10), amount: charge.amount, created_at: now(), status: 'failed', success: false,
-      gateway_response: { code: '412', errors: [{ message: 'At least one customer phone is required.' }] },
-    };
-  }
-
-  function pixTransaction(charge: StoredCharge, payment: Json): Json {
-    const expiresIn = Number(payment.pix?.expires_in ?? 86_400);
-    const base = { id: id16('tran_'), transaction_type: 'pix', gateway_id: randomDigits(10), amount: charge.amount, created_at: now() };
-    if (charge.amount > PIX_SIMULATOR_LIMIT) {
-      charge.status = 'failed';
-      return { ...base, status: 'failed', success: false, gateway_response: { code: '412', errors: [{ message: 'Pix simulator: amount above R$ 500,00 fails.' }] } };
-    }
-    const emv = pixBrCode({ location: `pix.stone.com.br/pix/v2/${randomId('', 32)}`, amountReais: charge.amount / 100, merchantName: 'PAGARME SANDBOX', city: 'SAO PAULO' });
-    return {
-      ...base, status: 'waiting_payment', success: true, qr_code: emv,
-      qr_code_url: `https://api.pagar.me/core/v5/transactions/${base.id}/qrcode?payment_method=pix`,
-      expires_at: new Date(Date.now() + expiresIn * 1000).toISOString(),
-    };
-  }
-
-  function boletoTransaction(charge: StoredCharge, payment: Json): Json {
-    const id = id16('tran_');
-    const line = `23793.38128 ${randomDigits(5)}.${randomDigits(6)} ${randomDigits(5)}.${randomDigits(6)} 1 ${randomDigits(14)}`;
-    return {
-      id, transaction_type: 'boleto', gateway_id: randomDigits(10), amount: charge.amount, status: 'generated', success: true,
-      url: `https://api.pagar.me/core/v5/transactions/${id}/pdf`, pdf: `https://api.pagar.me/core/v5/transactions/${id}/pdf`, line,
-      barcode: `https://api.pagar.me/core/v5/transactions/${id}/barcode`, nosso_numero: randomDigits(11), bank: '237', document_number: randomDigits(10),
-      instructions: payment.boleto?.instructions, due_at: payment.boleto?.due_at ?? new Date(Date.now() + 3 * 86_400_000).toISOString(), type: 'DM', created_at: now(),
-    };
-  }
-
   /** The order's status follows its only charge. */
   function settleOrder(charge: StoredCharge): void {
     const order = orders.get(charge.order_id);
@@ -323,104 +226,4 @@ export const pagarmeEmulator: EmulatorPlugin = async (app, opts) => {
     }
     return body;
   }
-};
-
-function authorized(header: string | undefined): boolean {
-  const m = /^Basic\s+(\S+)$/i.exec(header ?? '');
-  if (!m) return false;
-  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
-  const [user, password] = [decoded.slice(0, decoded.indexOf(':')), decoded.slice(decoded.indexOf(':') + 1)];
-  return decoded.includes(':') && user.startsWith('sk_') && !user.includes('invalid') && password === '';
-}
-
-/** The simulator's own cards: 4000000000000028 is refused; a CVV starting with 6 is an issuer decline (PSP). */
-function simulatorDecline(number: string, cvv: string): string | undefined {
-  if (number === '4000000000000028' || number === '4000000000000044') return 'card_declined';
-  if (cvv.startsWith('6')) return 'card_declined';
-  return undefined;
-}
-
-function publicCard(card: Json): Json {
-  const number = String(card.number ?? '');
-  return {
-    id: id16('card_'), first_six_digits: number.slice(0, 6), last_four_digits: number.slice(-4), brand: capitalize(cardBrand(number)),
-    holder_name: card.holder_name, exp_month: Number(card.exp_month), exp_year: Number(card.exp_year), status: 'active', type: 'credit',
-  };
-}
-
-const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-
-function invalid(field: string, message: string): Json {
-  return { message: 'The request is invalid.', errors: { [field]: [message] } };
-}
-
-function optionalAmount(body: unknown, fallback: number): number | string {
-  const amount = (body as Json | undefined)?.amount;
-  if (amount === undefined || amount === null) return fallback;
-  return Number.isInteger(amount) && amount > 0 ? amount : 'The field amount must be a positive integer (cents).';
-}
-
-function orderErrors(body: Json): Json | undefined {
-  const errors: Json = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
-  if (!Array.isArray(body.items) || body.items.length === 0) add('order.items', 'The items field is required.');
-  else {
-    body.items.forEach((item: Json, i: number) => {
-      if (!Number.isInteger(item?.amount) || item.amount < 0) add(`order.items[${i}].amount`, 'The field amount must be an integer (cents).');
-      if (typeof item?.description !== 'string' || item.description === '') add(`order.items[${i}].description`, 'The description field is required.');
-    });
-  }
-  if (!body.customer && !body.customer_id) add('order.customer', 'The customer or customer_id field is required.');
-  if (body.customer) Object.assign(errors, customerErrors(body.customer, 'order.customer') ?? {});
-  const payment = Array.isArray(body.payments) ? body.payments[0] : undefined;
-  if (!payment) add('order.payments', 'The payments field is required.');
-  else if (!PAYMENT_METHODS.includes(payment.payment_method)) add('order.payments[0].payment_method', `The payment_method ${JSON.stringify(payment.payment_method)} is invalid.`);
-  else if (payment.payment_method === 'credit_card' || payment.payment_method === 'debit_card') {
-    const input = payment[payment.payment_method];
-    const path = `order.payments[0].${payment.payment_method}`;
-    if (!input) add(path, `The ${payment.payment_method} field is required.`);
-    else if (!input.card_token) Object.assign(errors, cardErrors(input.card, `${path}.card`) ?? {});
-    // Debit cards need 3-D Secure authentication data (pagarme.md section 2); the real message is not documented.
-    if (input && payment.payment_method === 'debit_card' && !input.authentication) add(`${path}.authentication`, 'The authentication field is required for debit_card.');
-  } else if (payment.payment_method === 'boleto' && body.customer) {
-    if (!body.customer.document) add('order.customer.document', 'The document field is required for boleto.');
-    // "customer address is required for boleto" (pagarme.md section 2).
-    const a = body.customer.address;
-    if (!a) add('order.customer.address', 'The address field is required for boleto.');
-    else for (const f of ['line_1', 'zip_code', 'city', 'state', 'country']) if (!a[f]) add(`order.customer.address.${f}`, `The ${f} field is required.`);
-  }
-  return Object.keys(errors).length ? errors : undefined;
-}
-
-function cardErrors(card: Json | undefined, path: string): Json | undefined {
-  const errors: Json = {};
-  const add = (field: string, message: string) => (errors[`${path}.${field}`] ??= []).push(message);
-  if (!card) return { [path]: ['The card field is required.'] };
-  if (typeof card.number !== 'string' || !luhnValid(card.number)) add('number', 'The number field is not a valid credit card number.');
-  if (typeof card.holder_name !== 'string' || card.holder_name === '') add('holder_name', 'The holder_name field is required.');
-  if (!Number.isInteger(Number(card.exp_month)) || Number(card.exp_month) < 1 || Number(card.exp_month) > 12) add('exp_month', 'The field exp_month must be between 1 and 12.');
-  if (!Number.isInteger(Number(card.exp_year))) add('exp_year', 'The exp_year field is required.');
-  if (card.cvv !== undefined && !/^\d{3,4}$/.test(String(card.cvv))) add('cvv', 'The cvv field is invalid.');
-  return Object.keys(errors).length ? errors : undefined;
-}
-
-function customerErrors(customer: Json, path: string): Json | undefined {
-  const errors: Json = {};
-  if (typeof customer.name !== 'string' || customer.name === '') errors[`${path}.name`] = ['The name field is required.'];
-  if (customer.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(String(customer.email))) errors[`${path}.email`] = ['The email field is not a valid e-mail address.'];
-  if (customer.document !== undefined && !/^(\d{11}|\d{14})$/.test(String(customer.document))) errors[`${path}.document`] = ['The document field must have 11 or 14 digits.'];
-  return Object.keys(errors).length ? errors : undefined;
-}
-
-function hasPhone(customer: Json): boolean {
-  const phones = customer?.phones ?? {};
-  return Object.values(phones).some((p) => !!(p as Json)?.number);
-}
-
-function redactCard(body: Json): Json {
-  return JSON.parse(JSON.stringify(body, (key, value) => (key === 'number' || key === 'cvv' ? '****' : value)));
-}
-
-function stripUndefined<T extends Json>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
-}
+});

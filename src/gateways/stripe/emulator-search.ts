@@ -4,7 +4,7 @@ import { invalid, type Json } from './emulator-wire';
 // spaces or AND (implicit AND), or by OR, never both; a leading `-` negates a clause; string values in single
 // or double quotes (a backslash escapes a quote); numeric fields take `:`, `>`, `<`, `>=`, `<=` with a bare number. PaymentIntent query
 // fields: amount, created, currency, customer, metadata['key'], status. Pure parsing and matching: the route
-// lives in ./stripe.ts.
+// is in ./emulator-resources.ts.
 
 interface Clause { field: string; key?: string; op: ':' | '>' | '<' | '>=' | '<='; value: string | number; negated: boolean }
 export interface SearchQuery { join: 'AND' | 'OR'; clauses: Clause[] }

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { declineFor } from '../../sandbox/cards';
+import { declineFor } from '../../sandbox/core';
 
 // Stripe's wire conventions for the emulator: error bodies, form-decoded parameter parsing (every value
-// arrives as a string), and the test cards. Pure functions; the state lives in ./stripe.ts.
+// arrives as a string), and the test cards. Pure functions; the routes are in ./emulator.ts.
 
 export type Params = Record<string, any>;
 export type Json = Record<string, any>;
@@ -81,8 +81,8 @@ export function queryParams(req: FastifyRequest): Params {
   return q ? qs.parse(q, { arrayLimit: 100 }) : {};
 }
 
-export const now = () => Math.floor(Date.now() / 1000);
-export const reais = (cents: number) => `R$${(cents / 100).toFixed(2)}`;
+/** An amount as Stripe's messages print it, e.g. R$10.00. */
+export const brl = (cents: number) => `R$${(cents / 100).toFixed(2)}`;
 
 // ---------------------------------------------------------------------------------------------- cards
 
