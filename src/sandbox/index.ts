@@ -5,19 +5,14 @@ import { buildApp } from '../app';
 import { loadConfig, ConfigError } from '../config';
 import { AccountService } from '../accounts/service';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
+import { GATEWAYS } from '../gateways/registry';
 import { MappingLoadError } from '../mapping/loader';
 import { startEmulators, type EmulatorServer } from './emulators';
 import { parseWireSettings } from '../gateways/wire';
 import type { WireSettings } from '../gateways/types';
 
-/** Credentials the emulators accept (anything without the word "invalid"; a Stripe key with "rawcard" may send raw card numbers). */
-export const SANDBOX_CREDENTIALS: Record<GatewayId, Record<string, string>> = {
-  stripe: { secretKey: 'sk_test_rawcard_sandbox_routegate_0001', webhookSecret: 'whsec_sandbox_routegate_0001' },
-  pagarme: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002' },
-  asaas: { apiKey: '$aact_sandbox_routegate_0003', webhookSecret: 'asaas_token_sandbox_0003' },
-  mercadopago: { accessToken: 'TEST-sandbox-routegate-0004', webhookSecret: 'mp_signature_sandbox_0004' },
-  pagbank: { token: 'sandbox_routegate_token_0005', webhookSecret: 'pagbank_token_sandbox_0005' },
-};
+/** Credentials the emulators accept (anything without the word "invalid"), each gateway's descriptor.sandboxCredentials. */
+export const SANDBOX_CREDENTIALS: Record<GatewayId, Record<string, string>> = Object.fromEntries(GATEWAYS.map((g) => [g.id, { ...g.sandboxCredentials }]));
 
 export interface Sandbox {
   app: FastifyInstance;
