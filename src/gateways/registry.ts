@@ -6,7 +6,14 @@ import type { GatewayAdapter } from './types';
  * else that names gateways (schemas' enums, ROUTEGATE_<ID>_URL, the sandbox and the emulators, the CLI, log
  * redaction, docs tables) is derived from this list. Adding a gateway: docs/adding-a-gateway.md.
  */
-const FOLDERS = ['stripe', 'pagarme', 'asaas', 'mercadopago', 'pagbank'];
+// One line per gateway: `npm run new-gateway -- <id>` adds one here. src/gateways/template/ is what it copies, never registered.
+const FOLDERS = [
+  'stripe',
+  'pagarme',
+  'asaas',
+  'mercadopago',
+  'pagbank',
+];
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const GATEWAYS: readonly GatewayDescriptor[] = FOLDERS.map((folder) => (require(`./${folder}`) as { descriptor: GatewayDescriptor }).descriptor);

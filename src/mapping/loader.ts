@@ -77,10 +77,13 @@ function toPlain(value: unknown): unknown {
 
 export type MappingRegistry = Map<GatewayId, MappingSet>;
 
-/** Compile every mappings/<gateway>/*.jsonata once. A broken file stops start-up naming it. */
-export function loadMappings(dir: string = MAPPINGS_DIR): MappingRegistry {
+/**
+ * Compile every mappings/<gateway>/*.jsonata once, for the registered gateways (or `gateways`, e.g. the unregistered
+ * template's). A broken file stops start-up naming it.
+ */
+export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly GatewayId[] = GATEWAY_IDS): MappingRegistry {
   const registry: MappingRegistry = new Map();
-  for (const gateway of GATEWAY_IDS) {
+  for (const gateway of gateways) {
     const gwDir = path.join(dir, gateway);
     const expressions = new Map<string, Expression>();
     let statusTable: Record<string, string> = {};

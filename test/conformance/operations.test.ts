@@ -2,10 +2,9 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startE2E, CUSTOMER, CARD, type E2E } from '../helpers/e2e';
 import { expectError } from '../helper';
-import { GATEWAY_IDS } from '../../src/gateways/registry-ids';
-import { ADAPTERS } from '../../src/gateways/registry';
 
-// Follow-up operations and customers across gateways, end to end against the emulators.
+// Scenarios across two named gateways, end to end against the emulators. The per-gateway matrix of charges and
+// follow-ups (every registered gateway x method x operation) is charges.test.ts and capabilities.test.ts.
 
 let e2e: E2E;
 before(async () => {
@@ -38,47 +37,6 @@ describe('follow-up operations', () => {
     assert.equal(stored.body.data.status, 'approved');
     assert.equal(stored.body.data.attempts[1].outcome, 'failed');
   });
-});
-
-describe('the payer pays (control API): every gateway, pix and boleto', () => {
-  for (const gateway of GATEWAY_IDS) {
-    for (const method of ['pix', 'boleto'] as const) {
-      test(`${gateway} ${method}: pending, paid by the payer, approved on refresh, then refunded where ${gateway} refunds ${method}`, async () => {
-        const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
-        const customerId = gateway === 'asaas'
-          ? (await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId as string : undefined;
-        const body = method === 'pix' ? { ...pix, customerId }
-          : { ...pix, pix: undefined, customerId, paymentMethod: 'boleto', boleto: { dueDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10) } };
-        const created = await e2e.call('POST', '/api/v1/charges', { key, body });
-        assert.equal(created.status, 201, created.text);
-        assert.equal(created.body.data.status, 'pending');
-        await e2e.control.pay(gateway, created.body.data.externalId);
-        const stale = await e2e.call('GET', `/api/v1/charges/${created.body.data.id}`, { key });
-        assert.equal(stale.body.data.status, 'pending', 'without refresh the stored state answers');
-        const fresh = await e2e.call('GET', `/api/v1/charges/${created.body.data.id}?refresh=true`, { key });
-        assert.equal(fresh.status, 200, fresh.text);
-        assert.equal(fresh.body.data.status, 'approved', fresh.text);
-        assert.equal(fresh.body.data.paidAmount, 1999);
-        assert.equal(fresh.body.data.refundedAmount, 0);
-        const stored = await e2e.call('GET', `/api/v1/charges/${created.body.data.id}`, { key });
-        assert.equal(stored.body.data.status, 'approved');
-        assert.deepEqual(stored.body.data.attempts.map((a: { operation: string }) => a.operation), ['charge', 'retrieve']);
-        await assert.rejects(e2e.control.pay(gateway, created.body.data.externalId), /409/, 'a paid charge cannot be paid again');
-
-        const refunds = ADAPTERS[gateway].capabilities[method];
-        if (refunds.partial_refund !== 'supported') return;
-        const id = created.body.data.id;
-        const partial = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 500 } });
-        assert.equal(partial.status, 201, partial.text);
-        assert.equal(partial.body.data.status, 'approved');
-        assert.equal(partial.body.data.refundedAmount, 500);
-        const rest = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: {} });
-        assert.equal(rest.status, 201, rest.text);
-        assert.equal(rest.body.data.status, 'refunded');
-        assert.equal(rest.body.data.refundedAmount, 1999);
-      });
-    }
-  }
 });
 
 describe('customers', () => {

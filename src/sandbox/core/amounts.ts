@@ -1,5 +1,5 @@
-// Money in the emulators: state is integer cents; a gateway whose wire is reais (Asaas, Mercado Pago, PagBank's
-// `reais` profile) converts at its edge. Math.round, since 10.99 * 100 is 1098.9999999999998.
+// Money in the emulators: state is integer cents; a gateway whose wire is reais (or has a reais
+// profile) converts at its edge. Math.round, since 10.99 * 100 is 1098.9999999999998.
 
 export type AmountUnit = 'minor' | 'major';
 

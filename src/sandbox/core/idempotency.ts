@@ -10,7 +10,7 @@ import { send, type Outcome } from './outcome';
 export interface IdempotencyPolicy<F = never> {
   /** The header, lower-case (`idempotency-key`, `x-idempotency-key`). */
   header: string;
-  /** The methods on which the header means anything (Stripe: POST only); all when absent. */
+  /** The methods on which the header means anything (e.g. POST only); all when absent. */
   methods?: readonly string[];
   /** The store's slot for a key: what the key is scoped to (the account, the endpoint, or the key alone). */
   slot(request: FastifyRequest, key: string): string;
@@ -22,7 +22,7 @@ export interface IdempotencyPolicy<F = never> {
   conflict?(first: F, now: F, key: string): Outcome | undefined;
   /** Keep a deep copy of the body as it was answered, not the live object that later calls mutate. */
   snapshot?: boolean;
-  /** Headers added to a replayed answer (Stripe: `idempotent-replayed: true`). */
+  /** Headers added to a replayed answer (e.g. `idempotent-replayed: true`). */
   replayHeaders?: Readonly<Record<string, string>>;
 }
 
@@ -30,7 +30,7 @@ export interface IdempotencyPolicy<F = never> {
 export interface RouteIdempotency {
   /** The key is required on this route: answered when it is missing, before any validation. */
   required?: Outcome;
-  /** How a replay on this route answers, from the stored answer (Mercado Pago refunds: 200 with no body). */
+  /** How a replay on this route answers, from the stored answer (e.g. a refund replayed as 200 with no body). */
   replay?(stored: Outcome): Outcome;
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GatewayId } from '../../gateways/registry-ids';
+import type { GatewayId } from '../../gateways/types';
 import type { WireSettings } from '../../gateways/types';
 import type { EmulatorPlugin } from '../types';
 import type { EmulatorControl, Ledger, Payer } from '../control';
@@ -14,7 +14,7 @@ import { send, type Outcome } from './outcome';
  */
 export interface EmulatorCore {
   readonly gateway: GatewayId;
-  /** The deployment's wire settings (PagBank amount unit, Stripe API version), as the adapter sees them. */
+  /** The deployment's wire settings (each gateway's declared wire settings), as the adapter sees them. */
   readonly wire: WireSettings;
   readonly control: EmulatorControl;
   /** Named in-memory collections (Maps, Sets), emptied by POST /__control/reset. */

@@ -4,14 +4,14 @@ export const DAY_MS = 86_400_000;
 
 /** 2026-01-01T10:00:00.000Z */
 export const isoNow = (): string => new Date().toISOString();
-/** 2026-01-01T10:00:00Z (no milliseconds: Pagar.me). */
+/** 2026-01-01T10:00:00Z (no milliseconds). */
 export const isoSeconds = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-/** Unix seconds (Stripe). */
+/** Unix seconds. */
 export const unixNow = (): number => Math.floor(Date.now() / 1000);
-/** 2026-01-01 (UTC date: Asaas). */
+/** 2026-01-01 (UTC date). */
 export const dateOnly = (): string => new Date().toISOString().slice(0, 10);
 export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-/** 2026-01-01 10:00:00 (Asaas refunds). */
+/** 2026-01-01 10:00:00 (a date-time without zone). */
 export const dateTime = (): string => new Date().toISOString().replace('T', ' ').slice(0, 19);
-/** Brasília time with milliseconds, e.g. 2026-01-01T07:00:00.000-03:00 (Mercado Pago). */
+/** Brasília time with milliseconds, e.g. 2026-01-01T07:00:00.000-03:00 . */
 export const brasiliaIso = (ms = Date.now()): string => new Date(ms - 3 * 3_600_000).toISOString().replace('Z', '-03:00');
