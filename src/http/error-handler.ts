@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { RouteGateError, envelope, validationError } from '../errors';
-import { fieldErrors } from './schemas';
+import { fieldErrors, validationSummary } from './validation-messages';
 
 /** Turn anything thrown into the SPEC.md envelope. Never a stack trace, never HTML. */
 export function toRouteGateError(err: FastifyError | Error): RouteGateError {
@@ -9,8 +9,7 @@ export function toRouteGateError(err: FastifyError | Error): RouteGateError {
   const e = err as FastifyError & { validation?: import('ajv').ErrorObject[] };
   if (e.validation) {
     const errors = fieldErrors(e.validation);
-    const summary = errors.map((x) => `${x.field} ${x.message}`).join('; ');
-    return validationError(`Invalid request: ${summary}`, errors);
+    return validationError(validationSummary(errors), errors);
   }
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

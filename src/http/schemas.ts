@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
-import type { FieldError } from '../errors';
 import { validationError } from '../errors';
+import { fieldErrors, validationSummary } from './validation-messages';
+
+export { fieldErrors } from './validation-messages';
 
 export type JsonSchema = Record<string, unknown> & { $id: string };
 
@@ -23,8 +25,11 @@ export function loadSchemas(dir: string = SCHEMAS_DIR): JsonSchema[] {
   return schemas;
 }
 
-/** Ajv options shared with fastify's validator: report every error, never coerce or strip silently. */
-export const AJV_OPTIONS = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false } as const;
+/**
+ * Ajv options shared with fastify's validator: report every error, never coerce or strip silently. `verbose` gives
+ * each error its schema, which validation-messages.ts reads to write sentences (`amount must be at least 100 (cents)`).
+ */
+export const AJV_OPTIONS = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false, verbose: true } as const;
 
 export function registerSchemas(app: FastifyInstance): void {
   for (const schema of loadSchemas()) app.addSchema(schema);
@@ -50,34 +55,7 @@ export class SchemaValidator {
     }
     if (!fn(data)) {
       const errors = fieldErrors(fn.errors ?? [], prefix);
-      throw validationError(`${message}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+      throw validationError(`${message}: ${validationSummary(errors)}`, errors);
     }
   }
-}
-
-/** Ajv errors -> [{field, message}] with dotted field paths a merchant can read. */
-export function fieldErrors(errors: ErrorObject[], prefix = ''): FieldError[] {
-  const out: FieldError[] = [];
-  for (const e of errors) {
-    const base = [prefix, ...e.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.');
-    const join = (child: string) => (base ? `${base}.${child}` : child);
-    switch (e.keyword) {
-      case 'required':
-        out.push({ field: join((e.params as { missingProperty: string }).missingProperty), message: 'is required' });
-        break;
-      case 'additionalProperties':
-        out.push({ field: join((e.params as { additionalProperty: string }).additionalProperty), message: 'is not a known field' });
-        break;
-      case 'enum':
-        out.push({ field: base || '(body)', message: `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues).filter((v) => v !== null).join(', ')}` });
-        break;
-      case 'if':
-        break; // the failing `then` branch already reported what is wrong
-      default:
-        out.push({ field: base || '(body)', message: e.message ?? 'is invalid' });
-    }
-  }
-  // allErrors can report the same field twice (e.g. type + enum for null); keep the first of each.
-  const seen = new Set<string>();
-  return out.filter((e) => (seen.has(e.field + e.message) ? false : (seen.add(e.field + e.message), true)));
 }
