@@ -98,7 +98,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandlerPlugin, { production: config.production });
   await registerDocs(app, config.publicUrl);
 
-  app.get('/health', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process is up and the database answers' } }, async (_req, reply) => {
     try {
       store.db.prepare('SELECT 1').get();
       return { status: 'ok', database: 'ok' };

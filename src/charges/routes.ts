@@ -43,7 +43,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
 
   // X-RG-* on every charge response, errors included; before a charge exists they name what was asked for.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('x-rg-charge-id') && request.url.startsWith('/api/v1/charges')) {
+    if (!reply.hasHeader('x-rg-gateway') && request.url.startsWith('/api/v1/charges')) {
       const body = request.body as { gateway?: string } | undefined;
       const asked = resolveGatewayId(body?.gateway) ?? request.settings?.primaryGateway;
       reply.headers(rgHeaders(undefined, asked));
@@ -82,7 +82,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
   });
 
   app.get<{ Params: { id: string }; Querystring: { refresh?: string } }>('/charges/:id', {
-    schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-list-query#' } },
+    schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-read-query#' } },
   }, async (request, reply) => {
     const accountId = request.account.id;
     if (request.query.refresh === 'true') return send(reply, await charges.refresh(accountId, request.params.id), formatOf(request), 200);
