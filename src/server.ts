@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { loadConfig, ConfigError } from './config';
 import { buildApp } from './app';
 import { MappingLoadError } from './mapping/loader';
+import { listenOrExplain, ListenError } from './lib/listen';
 
 /** Process entry: configuration, listen, graceful shutdown. No logic of its own. */
 export async function startServer(env: NodeJS.ProcessEnv = process.env) {
@@ -12,13 +13,19 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env) {
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await listenOrExplain(() => app.listen({ port: config.port, host: config.host }),
+      { what: 'RouteGate', port: config.port, host: config.host, hint: 'is RouteGate or the sandbox already running? set PORT' });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   return app;
 }
 
 if (require.main === module) {
   startServer().catch((err) => {
-    const known = err instanceof ConfigError || err instanceof MappingLoadError;
+    const known = err instanceof ConfigError || err instanceof MappingLoadError || err instanceof ListenError;
     process.stderr.write(`routegate: ${known ? err.message : (err as Error).stack ?? String(err)}\n`);
     process.exit(1);
   });
