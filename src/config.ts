@@ -24,6 +24,10 @@ export interface Config {
   nodeEnv: string;
   production: boolean;
   logLevel: string;
+  /** ROUTEGATE_ALLOW_FAILING_MAPPINGS: `npm start` starts even when mapping fixtures fail (an emergency switch). */
+  allowFailingMappings: boolean;
+  /** ROUTEGATE_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -43,6 +47,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function boolean(env: Env, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0' || raw === 'no') return false;
+  if (raw === 'true' || raw === '1' || raw === 'yes') return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
 function httpUrl(name: string, raw: string): string {
@@ -107,10 +118,14 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayUrls[id] = httpUrl(name, env[name]?.trim() || ADAPTER_BASE_URLS[id]);
   }
   const mappingsDir = resolveMappingsDir(env);
+  const allowFailingMappings = boolean(env, 'ROUTEGATE_ALLOW_FAILING_MAPPINGS');
+  const metricsToken = env.ROUTEGATE_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('ROUTEGATE_METRICS_TOKEN must be at least 16 characters (generate one with: openssl rand -hex 24)');
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, warnings,
+    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
+    allowFailingMappings, metricsToken, warnings,
   };
 }
 
