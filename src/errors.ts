@@ -8,6 +8,7 @@ export const ERROR_CATALOGUE = {
   INVALID_API_KEY: 401,
   GATEWAY_AUTH_ERROR: 401, // or 403: follows the gateway's status
   CLIENT_INACTIVE: 403,
+  UNAUTHORIZED: 401, // the operator token of GET /metrics (ROUTEGATE_METRICS_TOKEN) is missing or wrong
   NOT_FOUND: 404,
   MISSING_CREDENTIALS: 400,
   GATEWAY_UNSUPPORTED_OPERATION: 422,

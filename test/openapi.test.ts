@@ -93,6 +93,8 @@ test('one request (or more) per documented operation: every answer is documented
   const preauth = { paymentMethod: 'credit_card', amount: 5000, capture: false, creditCard: CARD, customer: CUSTOMER };
 
   await send('GET', '/health', '/health');
+  await send('GET', '/ready', '/ready');
+  await send('GET', '/metrics', '/metrics');
   await send('GET', '/api/v1/clients/me', '/api/v1/clients/me');
   await send('GET', '/api/v1/clients/me', '/api/v1/clients/me', { key: '' });
   await send('PATCH', '/api/v1/clients/settings', '/api/v1/clients/settings', { body: { responseFormat: 'full' } });

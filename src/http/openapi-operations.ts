@@ -29,7 +29,7 @@ const ref = (id: string): Schema => ({ $ref: `${id}#` });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (a sentence per problem), or MISSING_CREDENTIALS for the gateway used',
-  401: 'MISSING_API_KEY, INVALID_API_KEY, or GATEWAY_AUTH_ERROR when the gateway refused the stored credentials',
+  401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, or UNAUTHORIZED (GET /metrics without its token)',
   403: 'CLIENT_INACTIVE, or GATEWAY_AUTH_ERROR (status follows the gateway)',
   404: 'NOT_FOUND: no such resource for this account',
   409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running) or CHARGE_BUSY',
@@ -39,7 +39,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'RATE_LIMIT_EXCEEDED: per-key or per-IP limit; see Retry-After',
   500: 'INTERNAL_ERROR (logged with the request id)',
   502: 'GATEWAY_ERROR (declines included: the message starts with the decline code) or GATEWAY_UNREACHABLE',
-  503: 'SERVICE_UNAVAILABLE',
+  503: 'SERVICE_UNAVAILABLE: the database is not available or not writable, or mappings are missing',
   504: 'GATEWAY_TIMEOUT: the gateway did not answer in time; retry with the same Idempotency-Key',
 };
 
@@ -47,6 +47,11 @@ const AUTHENTICATED = [400, 401, 403, 429, 500];
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /health': { success: { status: 200, description: 'the process is up and the database answers' }, errors: [503], public: true },
+  'GET /ready': { success: { status: 200, description: 'the database is writable and every gateway\'s charge mappings are loaded' }, errors: [503], public: true },
+  'GET /metrics': {
+    success: { status: 200, description: 'Prometheus text format. Needs `Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>` when that variable is set.' },
+    errors: [401], public: true, produces: 'text/plain',
+  },
   'GET /api/v1/clients/me': { success: { status: 200, description: 'the account behind the key', schema: ref('client-response') }, errors: [] },
   'PATCH /api/v1/clients/settings': { success: { status: 200, description: 'the settings after the change', schema: ref('settings-response') }, errors: [], body: true },
   'POST /api/v1/credentials': { success: { status: 201, description: 'stored; values masked', schema: ref('credentials-response') }, errors: [], body: true },
