@@ -51,10 +51,13 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     return payload;
   });
 
-  const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number) => {
+  const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number, attempts?: unknown[]) => {
     const headers = rgHeaders(result.charge);
     if (result.error) throw new RouteGateError(result.error.code, result.error.message, { ...result.error.extra, headers });
-    return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw, result.refund) });
+    const data = shapeCharge(format, result.charge, result.raw, result.refund);
+    // A refreshed read answers like a plain read, with the attempts (not inside a `raw` gateway body).
+    if (attempts && !(format === 'raw' && result.raw !== undefined)) (data as Record<string, unknown>).attempts = attempts;
+    return reply.code(status).headers(headers).send({ success: true, data });
   };
   const formatOf = (request: FastifyRequest) => request.settings.responseFormat;
 
@@ -85,7 +88,10 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-read-query#' } },
   }, async (request, reply) => {
     const accountId = request.account.id;
-    if (request.query.refresh === 'true') return send(reply, await charges.refresh(accountId, request.params.id), formatOf(request), 200);
+    if (request.query.refresh === 'true') {
+      const refreshed = await charges.refresh(accountId, request.params.id);
+      return send(reply, refreshed, formatOf(request), 200, deps.store.charges.attempts(refreshed.charge.id));
+    }
     const charge = charges.get(accountId, request.params.id);
     const attempts = deps.store.charges.attempts(charge.id);
     return reply.headers(rgHeaders(charge)).send({ success: true, data: { ...chargeView(charge), attempts } });

@@ -51,7 +51,8 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance, opts: { produc
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const rgErr = toRouteGateError(err);
     if (rgErr.statusCode >= 500 && rgErr.code === 'INTERNAL_ERROR') request.log.error({ err }, 'unhandled error');
-    else if (rgErr.statusCode >= 500) request.log.warn({ code: rgErr.code, gateway: rgErr.gateway, msg: rgErr.message }, 'gateway failure');
+    // The error's text under its own key: pino's `msg` is the line's one message.
+    else if (rgErr.statusCode >= 500) request.log.warn({ code: rgErr.code, gateway: rgErr.gateway, reason: rgErr.message }, 'gateway failure');
     for (const [name, value] of Object.entries(rgErr.extra.headers ?? {})) reply.header(name, value);
     return reply.code(rgErr.statusCode).type('application/json; charset=utf-8').send(envelope(rgErr, opts.production));
   });
