@@ -90,3 +90,16 @@ test('settings, credentials and query strings get the same sentences', async () 
   expectError(list, 'VALIDATION_ERROR', 400);
   assert.equal(list.body.error.message, 'limit must be a whole number from 1 to 100');
 });
+
+test('alternatives at the top level: a single field is named, a group is described as a whole', async () => {
+  const Ajv = (await import('ajv')).default;
+  const { AJV_OPTIONS } = await import('../src/http/schemas');
+  const { fieldErrors, validationSummary } = await import('../src/http/validation-messages');
+  const ajv = new Ajv(AJV_OPTIONS);
+  const group = ajv.compile({ type: 'object', anyOf: [{ required: ['a', 'b'] }, { required: ['c'] }] });
+  group({});
+  assert.equal(validationSummary(fieldErrors(group.errors!)), 'The request body needs a and b, or c');
+  const single = ajv.compile({ type: 'object', anyOf: [{ required: ['c'] }, { required: ['a', 'b'] }] });
+  single({});
+  assert.equal(validationSummary(fieldErrors(single.errors!)), 'c is required (or a and b)');
+});

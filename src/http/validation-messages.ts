@@ -132,15 +132,13 @@ export function fieldErrors(errors: ErrorObject[], prefix = ''): FieldError[] {
       if (exactly) {
         field = base || '(body)';
         message = `needs exactly one of ${list(alternatives)}${when}`;
-      } else if (base) {
-        field = base;
+      } else if (base || alternatives[0].includes(' ')) {
+        field = base || '(body)';
         message = `needs ${alternatives.join(', or ')}${when}`;
       } else {
-        // At the top level there is no object to name: the first alternative is the field, the others follow.
-        const first = (e.schema as Schema[])[0].required as string[];
-        field = first[0];
-        const rest = [describeBranch({ ...(e.schema as Schema[])[0], required: first.slice(1) }), ...alternatives.slice(1)].filter(Boolean);
-        message = `is required${rest.length ? ` (or ${rest.join(', or ')})` : ''}${when}`;
+        // At the top level there is no object to name: a first alternative that is one field is named, the others follow.
+        field = alternatives[0];
+        message = `is required (or ${alternatives.slice(1).join(', or ')})${when}`;
       }
     } else {
       field = base || '(body)';
