@@ -9,9 +9,10 @@ import { errorHandlerPlugin } from './http/error-handler';
 import { AJV_OPTIONS, registerSchemas, SchemaValidator } from './http/schemas';
 import { registerIpRateLimit, registerKeyRateLimit } from './http/rate-limit';
 import { registerDocs } from './http/docs';
+import { probeRoutes } from './http/probes';
+import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { REDACT_PATHS, clientRequestId, requestSerializer } from './lib/redact';
-import { rgError } from './errors';
 import { chargeRoutes } from './charges/routes';
 import { loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
@@ -98,14 +99,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandlerPlugin, { production: config.production });
   await registerDocs(app, config.publicUrl);
 
-  app.get('/health', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      store.db.prepare('SELECT 1').get();
-      return { status: 'ok', database: 'ok' };
-    } catch (err) {
-      throw rgError('DATABASE_UNAVAILABLE', {}, { cause: err });
-    }
-  });
+  await app.register(probeRoutes, { store, mappings });
+  const metrics = new Metrics({ backlog: () => reconciler.backlog() });
+  store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
+  await app.register(metricsPlugin, { metrics, token: config.metricsToken });
 
   await app.register(async (api) => {
     installAuth(api, store);

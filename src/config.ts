@@ -28,6 +28,10 @@ export interface Config {
   logLevel: string;
   /** The gateways' declared wire settings (real API vs SPEC.md wire choices), by variable name. */
   wire: WireSettings;
+  /** ROUTEGATE_ALLOW_FAILING_MAPPINGS: `npm start` starts even when mapping fixtures fail (an emergency switch). */
+  allowFailingMappings: boolean;
+  /** ROUTEGATE_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -47,6 +51,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function boolean(env: Env, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '' || raw === 'false' || raw === '0' || raw === 'no') return false;
+  if (raw === 'true' || raw === '1' || raw === 'yes') return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
 function httpUrl(name: string, raw: string): string {
@@ -111,11 +122,15 @@ export function loadConfig(env: Env = process.env): Config {
     gatewayUrls[g.id] = httpUrl(name, env[name]?.trim() || g.adapter.defaultBaseUrl);
   }
   const mappingsDir = resolveMappingsDir(env);
+  const allowFailingMappings = boolean(env, 'ROUTEGATE_ALLOW_FAILING_MAPPINGS');
+  const metricsToken = env.ROUTEGATE_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('ROUTEGATE_METRICS_TOKEN must be at least 16 characters (generate one with: openssl rand -hex 24)');
   const wire = wireSettings(env);
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel, wire, warnings,
+    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
+    wire, allowFailingMappings, metricsToken, warnings,
   };
 }
 

@@ -28,6 +28,7 @@ export const PUBLIC_CODES = {
   INVALID_API_KEY: { status: 401, retry: 'no' },
   GATEWAY_AUTH_ERROR: { status: 401, altStatus: 403, retry: 'no, fix credentials' },
   CLIENT_INACTIVE: { status: 403, retry: 'no' },
+  UNAUTHORIZED: { status: 401, retry: 'no' }, // the operator token of GET /metrics (ROUTEGATE_METRICS_TOKEN)
   NOT_FOUND: { status: 404, retry: 'no' },
   METHOD_NOT_ALLOWED: { status: 405, retry: 'no' },
   REQUEST_TIMEOUT: { status: 408, retry: 'yes' },
@@ -71,7 +72,7 @@ const MISSING_GATEWAY = { name: 'gateway', message: 'is required when the accoun
 
 export const ERRORS = {
   // Requests refused before any route or handler (src/http/)
-  INVALID_REQUEST: { code: 'VALIDATION_ERROR', message: 'Invalid request: {fields}' },
+  INVALID_REQUEST: { code: 'VALIDATION_ERROR', message: '{fields}' },
   INVALID_JSON: { code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON' },
   EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Request body is empty but content-type is application/json' },
   CONTENT_LENGTH_MISMATCH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' },
@@ -99,6 +100,8 @@ export const ERRORS = {
     code: 'IDEMPOTENCY_CONFLICT', retry: 'yes, shortly', message: 'A request with Idempotency-Key {key} is still being processed; retry shortly',
   },
   DATABASE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Database is not available' },
+  NOT_READY: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: {problems}' },
+  METRICS_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'GET /metrics needs Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>' },
   SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
   INTERNAL_ERROR: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { ROOT } from '../src/lib/paths';
 import { startService } from './helper';
@@ -69,7 +70,10 @@ test('a key rotated by the CLI is refused by the running service at once', async
 test('bad arguments print usage on stderr and exit 2', () => {
   const { env } = tmp();
   for (const args of [[], ['accounts'], ['accounts', 'create', '--name', 'x'], ['accounts', 'create', '--email', 'x@y.co'],
-    ['accounts', 'create', '--name', 'x', '--email', 'not-an-email'], ['keys', 'rotate'], ['accounts', 'deactivate'], ['frobnicate']]) {
+    ['accounts', 'create', '--name', 'x', '--email', 'not-an-email'], ['keys', 'rotate'], ['accounts', 'deactivate'], ['frobnicate'],
+    ['accounts', 'create', '--name', 'x', '--email', 'x@y.co', '--nmae', 'typo'], ['accounts', 'list', '--all'], ['accounts', 'list', 'extra'],
+    ['keys', 'rotate', 'a', 'b'], ['emulators', '--port'], ['emulators', '--port', 'http'], ['mappings'], ['mappings', 'verify'], ['--frobnicate'],
+    ['accounts', 'create', '--name']]) {
     const res = routegate(args, env);
     assert.equal(res.code, 2, `${args.join(' ')}: ${res.err}`);
     assert.match(res.err, /usage: routegate/);
@@ -97,4 +101,58 @@ test('a bad configuration value stops with a clear message', () => {
   const res = routegate(['accounts', 'list'], { ...env, ROUTEGATE_MASTER_KEY: 'short' });
   assert.equal(res.code, 1);
   assert.match(res.err, /ROUTEGATE_MASTER_KEY must be 32 bytes/);
+});
+
+test('--help on every command and group prints its usage on stdout and exits 0; --version prints the version', () => {
+  const { env } = tmp();
+  const top = routegate(['--help'], env);
+  assert.equal(top.code, 0);
+  assert.equal(top.err, '');
+  for (const name of ['accounts create', 'accounts list', 'accounts deactivate', 'accounts activate', 'keys rotate', 'emulators', 'mappings check']) {
+    assert.ok(top.out.includes(name), `top-level help lists ${name}`);
+    const res = routegate([...name.split(' '), '--help'], env);
+    assert.equal(res.code, 0, `${name} --help: ${res.err}`);
+    assert.match(res.out, new RegExp(`^usage: routegate ${name}`), name);
+    assert.equal(routegate(['help', ...name.split(' ')], env).out, res.out, `help ${name}`);
+    assert.equal(routegate([...name.split(' '), '-h'], env).out, res.out, `${name} -h`);
+  }
+  for (const group of ['accounts', 'keys', 'mappings']) {
+    const res = routegate([group, '--help'], env);
+    assert.equal(res.code, 0);
+    assert.match(res.out, new RegExp(`^usage: routegate ${group} <command>`));
+  }
+  assert.match(top.out, /Exit codes: 0 .*1 .*2 /);
+  const version = routegate(['--version'], env);
+  assert.equal(version.code, 0);
+  assert.equal(version.out.trim(), JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+  assert.equal(routegate(['-V'], env).out, version.out);
+  // --help never touches the database.
+  assert.ok(!fs.existsSync(env.ROUTEGATE_DB));
+});
+
+test('an unknown flag is named in the error, with the usage of the command it was given to', () => {
+  const { env } = tmp();
+  const res = routegate(['accounts', 'create', '--name', 'x', '--email', 'x@y.co', '--nmae', 'typo'], env);
+  assert.equal(res.code, 2);
+  assert.match(res.err, /Unknown option '--nmae'/);
+  assert.match(res.err, /usage: routegate accounts create --name NAME --email EMAIL/);
+  assert.ok(!fs.existsSync(env.ROUTEGATE_DB), 'nothing was created');
+});
+
+test('emulators on a port already in use: one clear line on stderr and exit 1, no stack trace', async () => {
+  const { env } = tmp();
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as net.AddressInfo;
+  try {
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'emulators', '--port', String(port)], {
+      env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 20_000,
+    });
+    assert.equal(res.status, 1, res.stderr);
+    assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr);
+    assert.match(res.stderr, new RegExp(`127\\.0\\.0\\.1:${port}.*already in use`));
+    assert.doesNotMatch(res.stderr, /\n\s+at /);
+  } finally {
+    blocker.close();
+  }
 });

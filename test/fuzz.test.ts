@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import fc from 'fast-check';
 import { Client } from 'undici';
-import type { FastifyInstance } from 'fastify';
 import { startService, call, callSocket, expectError, type Service } from './helper';
 import { PUBLIC_CODES } from '../src/errors';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+import { listRoutes, type Route } from './helpers/routes';
 
 // Arbitrary requests over every route and method of the app, over real HTTP: RouteGate itself never answers
 // 500, every error is the SPEC.md envelope, and neither the log nor the database holds the API key or a card
@@ -19,24 +19,6 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 // Luhn-valid numbers no other test or emulator uses, so finding one means this test sent it.
 const CARDS = ['4916338506082832', '5425233430109903', '376680816376961', '6011000990139424'];
-
-interface Route { method: string; url: string }
-
-/** Every route and method, read from the router's radix tree (printRoutes: a path is its nodes joined), not listed by hand. */
-function listRoutes(app: FastifyInstance): Route[] {
-  const routes: Route[] = [];
-  const stack: string[] = [];
-  for (const line of app.printRoutes().split('\n')) {
-    const m = /^([│ ]*)[├└]── (.*?)(?: \(([^)]*)\))?$/.exec(line);
-    if (!m) continue;
-    const depth = m[1].length / 4;
-    stack.length = depth;
-    const url = (stack[depth - 1] ?? '') + m[2];
-    stack.push(url);
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) routes.push({ method, url });
-  }
-  return routes;
-}
 
 let svc: Service;
 let key: string;

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { runFixtures } from '../src/mapping/fixtures';
 import { loadMappings, MappingLoadError } from '../src/mapping/loader';
 import { toMajor, toMinor } from '../src/mapping/functions';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { MAPPINGS_DIR, ROOT } from '../src/lib/paths';
 
 test('every mapping fixture in mappings/ passes', async () => {
@@ -76,5 +77,93 @@ test('the service refuses to start on a broken mapping, naming the file and the 
     assert.match(missing.stderr, /ROUTEGATE_MAPPINGS_DIR/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function copyMappings(): { dir: string; maps: string; env: Record<string, string> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-maps-'));
+  const maps = path.join(dir, 'mappings');
+  fs.cpSync(MAPPINGS_DIR, maps, { recursive: true });
+  return { dir, maps, env: { PATH: process.env.PATH ?? '', ROUTEGATE_MAPPINGS_DIR: maps, ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'a'.repeat(64), PORT: '0', HOST: '127.0.0.1' } };
+}
+const check = (env: Record<string, string>) => spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'mappings', 'check'], { env, encoding: 'utf8', timeout: 20_000 });
+
+test('mappings check shows a failing fixture as a diff of expected and actual', async (t) => {
+  const { dir, maps, env } = copyMappings();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fixtureDir = path.join(maps, 'pagarme', 'fixtures', 'charge.response');
+  const file = fs.readdirSync(fixtureDir).sort()[0];
+  const fixture = JSON.parse(fs.readFileSync(path.join(fixtureDir, file), 'utf8'));
+  const amount = fixture.expected.amount;
+  fixture.expected.amount = amount + 1;
+  fs.writeFileSync(path.join(fixtureDir, file), JSON.stringify(fixture, null, 2));
+  const res = check(env);
+  assert.equal(res.status, 1);
+  const out = res.stdout;
+  assert.match(out, new RegExp(`FAIL pagarme/fixtures/charge.response/${file.replace('.', '\\.')}`));
+  assert.match(out, /--- expected\n\s+\+\+\+ actual/);
+  assert.match(out, new RegExp(`\\n\\s+-\\s+"amount": ${amount + 1},?\\n\\s+\\+\\s+"amount": ${amount},?\\n`));
+  assert.doesNotMatch(out, /"status"[^\n]*\n[^\n]*"status"/, 'unchanged fields are context, not differences');
+  assert.match(out, /1 failed$/m);
+});
+
+test('a JSONata syntax error is reported as file:line:column with the line and a caret', async (t) => {
+  const { dir, maps, env } = copyMappings();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(maps, 'stripe', 'charge.request.jsonata'), '/* header */\n{\n  "amount": charge.amount,\n  "currency": ) \n}\n');
+  fs.writeFileSync(path.join(maps, 'asaas', 'refund.request.jsonata'), '{ "value": $toMajor(amount }');
+  const res = check(env);
+  assert.equal(res.status, 1);
+  assert.match(res.stdout, /FAIL mappings\/stripe\/charge\.request\.jsonata:4:15: S0\d{3} .+\n\s+4 \|   "currency": \) \n\s+\| {15}\^/);
+  assert.match(res.stdout, /FAIL mappings\/asaas\/refund\.request\.jsonata:1:\d+: S0\d{3}/, 'every broken file is reported, not only the first');
+  assert.match(res.stdout, /2 mapping file problems/);
+});
+
+test('status.json may map only to normalized statuses: a typo fails the check and start-up', async (t) => {
+  const { dir, maps, env } = copyMappings();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(maps, 'pagarme', 'status.json');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"paid": "approved"', '"paid": "aproved"'));
+  const res = check(env);
+  assert.equal(res.status, 1);
+  assert.match(res.stdout, /mappings\/pagarme\/status\.json:2: "paid" maps to "aproved", which is not a normalized status \(approved, pending, processing, declined, cancelled, refunded, failed\)/);
+  const server = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env, encoding: 'utf8', timeout: 20_000 });
+  assert.equal(server.status, 1);
+  assert.match(server.stderr, /status\.json:2: "paid" maps to "aproved"/);
+});
+
+test('npm start refuses to start when a fixture fails; the emergency override starts it and logs it as an error', async (t) => {
+  const { dir, maps, env } = copyMappings();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const mapping = path.join(maps, 'mercadopago', 'refund.request.jsonata');
+  fs.writeFileSync(mapping, `${fs.readFileSync(mapping, 'utf8')}\n~> | $ | {"extra": true} |`);
+  const refused = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env, encoding: 'utf8', timeout: 20_000 });
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /refusing to start: \d+ mapping fixtures? fail/);
+  assert.match(refused.stderr, /mercadopago\/fixtures\/refund\.request\//);
+  assert.match(refused.stderr, /ROUTEGATE_ALLOW_FAILING_MAPPINGS=true/);
+  assert.ok(!fs.existsSync(path.join(dir, 'rg.db')), 'refused before opening the database');
+
+  for (const [extraEnv, args] of [[{ ROUTEGATE_ALLOW_FAILING_MAPPINGS: 'true' }, []], [{}, ['--allow-failing-mappings']]] as const) {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js'), ...args], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: any[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line: ${JSON.stringify(lines)}`)), 20_000);
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        lines.push(JSON.parse(line));
+        if (/Server listening/.test(line)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    const loud = lines.find((l) => /FAILING MAPPING FIXTURE/.test(l.msg));
+    assert.ok(loud, JSON.stringify(lines));
+    assert.equal(loud.level, 50, 'logged at error level');
+    assert.ok(loud.failingFixtures.some((f: string) => f.startsWith('mercadopago/fixtures/refund.request/')));
   }
 });

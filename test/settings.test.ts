@@ -41,10 +41,10 @@ test('settings validation failures name the field', async () => {
     [{ gatewayFallbacks: ['stripe', 'gateway_1'] }, 'gatewayFallbacks.1', /more than once/],
     [{ primaryGateway: 'asaas', gatewayFallbacks: ['gateway_3'] }, 'gatewayFallbacks', /primary gateway asaas/],
     [{ responseFormat: 'xml' }, 'responseFormat', /must be one of/],
-    [{ webhookForwardUrl: 'ftp://shop.example.com' }, 'webhookForwardUrl', /pattern|format/],
-    [{ webhookForwardUrl: 'not a url' }, 'webhookForwardUrl', /format|pattern/],
+    [{ webhookForwardUrl: 'ftp://shop.example.com' }, 'webhookForwardUrl', /must be an http:\/\/ or https:\/\/ URL/],
+    [{ webhookForwardUrl: 'not a url' }, 'webhookForwardUrl', /must be a URL|https:\/\//],
     [{ colour: 'blue' }, 'colour', /not a known field/],
-    [{ gatewayFallbacks: 'stripe' }, 'gatewayFallbacks', /must be array/],
+    [{ gatewayFallbacks: 'stripe' }, 'gatewayFallbacks', /must be an array/],
   ];
   for (const [body, field, message] of cases) {
     const res = await patch(body);

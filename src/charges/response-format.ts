@@ -55,10 +55,12 @@ export function shapeCharge(format: ResponseFormat, c: ChargeRecord, raw?: unkno
   return view;
 }
 
+/** X-RG-* headers; X-RG-Charge-Id only when a charge exists (an error before any charge has none to name). */
 export function rgHeaders(c: Pick<ChargeRecord, 'id' | 'gateway' | 'fallbackUsed'> | undefined, gateway?: string | null): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     'x-rg-gateway': c?.gateway ?? gateway ?? 'none',
     'x-rg-fallback-used': c?.fallbackUsed ? 'true' : 'false',
-    'x-rg-charge-id': c?.id ?? 'none',
   };
+  if (c?.id) headers['x-rg-charge-id'] = c.id;
+  return headers;
 }

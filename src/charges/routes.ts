@@ -43,7 +43,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
 
   // X-RG-* on every charge response, errors included; before a charge exists they name what was asked for.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('x-rg-charge-id') && request.url.startsWith('/api/v1/charges')) {
+    if (!reply.hasHeader('x-rg-gateway') && request.url.startsWith('/api/v1/charges')) {
       const body = request.body as { gateway?: string } | undefined;
       const asked = resolveGatewayId(body?.gateway) ?? request.settings?.primaryGateway;
       reply.headers(rgHeaders(undefined, asked));
@@ -51,10 +51,13 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     return payload;
   });
 
-  const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number) => {
+  const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number, attempts?: unknown[]) => {
     const headers = rgHeaders(result.charge);
     if (result.error) throw result.error.with({ headers });
-    return reply.code(status).headers(headers).send({ success: true, data: shapeCharge(format, result.charge, result.raw, result.refund) });
+    const data = shapeCharge(format, result.charge, result.raw, result.refund);
+    // A refreshed read answers like a plain read, with the attempts (not inside a `raw` gateway body).
+    if (attempts && !(format === 'raw' && result.raw !== undefined)) (data as Record<string, unknown>).attempts = attempts;
+    return reply.code(status).headers(headers).send({ success: true, data });
   };
   const formatOf = (request: FastifyRequest) => request.settings.responseFormat;
 
@@ -82,10 +85,13 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
   });
 
   app.get<{ Params: { id: string }; Querystring: { refresh?: string } }>('/charges/:id', {
-    schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-list-query#' } },
+    schema: { tags: ['charges'], summary: 'A stored charge with its attempts (?refresh=true re-reads it at the gateway)', params: idParams, querystring: { $ref: 'charge-read-query#' } },
   }, async (request, reply) => {
     const accountId = request.account.id;
-    if (request.query.refresh === 'true') return send(reply, await charges.refresh(accountId, request.params.id), formatOf(request), 200);
+    if (request.query.refresh === 'true') {
+      const refreshed = await charges.refresh(accountId, request.params.id);
+      return send(reply, refreshed, formatOf(request), 200, deps.store.charges.attempts(refreshed.charge.id));
+    }
     const charge = charges.get(accountId, request.params.id);
     const attempts = deps.store.charges.attempts(charge.id);
     return reply.headers(rgHeaders(charge)).send({ success: true, data: { ...chargeView(charge), attempts } });

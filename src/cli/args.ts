@@ -1,15 +1,39 @@
-/** Minimal flag parsing: `--name value` / `--name=value`; positional arguments in order. */
-export function parseArgs(argv: string[]): { positional: string[]; flags: Record<string, string> } {
-  const positional: string[] = [];
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
-      else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) flags[a.slice(2)] = argv[++i];
-      else flags[a.slice(2)] = '';
-    } else positional.push(a);
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** A command line that is wrong: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string, readonly usage: string) {
+    super(message);
+    this.name = 'UsageError';
   }
-  return { positional, flags };
+}
+
+export interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/**
+ * node:util parseArgs in strict mode: an unknown flag, a flag without its value or a stray argument is a
+ * UsageError naming it, never silently ignored. `--help`/`-h` is known to every command.
+ */
+export function parseStrict(argv: string[], options: OptionSpec, positionalNames: string[], usage: string): Parsed & { help: boolean } {
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }) as Parsed;
+  } catch (err) {
+    // parseArgs' messages name the flag; drop its hint about `--` which does not apply to routegate.
+    const message = (err as Error).message.split('. To specify a positional argument')[0];
+    throw new UsageError(message.replace(/\.$/, ''), usage);
+  }
+  const help = parsed.values.help === true;
+  if (!help && parsed.positionals.length > positionalNames.length) {
+    throw new UsageError(`unexpected argument: ${parsed.positionals[positionalNames.length]}`, usage);
+  }
+  if (!help && parsed.positionals.length < positionalNames.length) {
+    throw new UsageError(`missing ${positionalNames[parsed.positionals.length]}`, usage);
+  }
+  return { ...parsed, help };
 }

@@ -1,34 +1,38 @@
-import { GATEWAY_IDS } from '../gateways/registry-ids';
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig, ConfigError, resolveMappingsDir } from '../config';
 import { openStore, type Store } from '../store';
 import { AccountService } from '../accounts/service';
 import { CredentialVault } from '../accounts/credential-vault';
-import { MappingLoadError, loadMappings } from '../mapping/loader';
-import { runFixtures } from '../mapping/fixtures';
-import { parseArgs } from './args';
+import { MappingLoadError } from '../mapping/loader';
+import { ROOT } from '../lib/paths';
+import { parseStrict, UsageError, type OptionSpec, type Parsed } from './args';
+import { checkMappings } from './mappings-check';
+import type { Io } from './io';
 import { capabilityMarkdown } from '../gateways/capability-docs';
+import { GATEWAY_IDS } from '../gateways/registry-ids';
 
-export const USAGE = `usage: routegate <command>
+export type { Io } from './io';
 
-  accounts create --name NAME --email EMAIL   create an account; prints {"id","apiKey"} (the key is shown once)
-  accounts list                               one JSON line per account
-  accounts deactivate ID                      refuse the account's key with 403 CLIENT_INACTIVE
-  accounts activate ID                        accept it again
-  keys rotate ID                              new key printed once; the previous key stops working at once
-  emulators [--port N] [--host H]             serve every gateway's emulator under /<gateway id>
-  mappings check                              compile every mapping file and run its fixtures
-  docs capabilities                           print the gateways' capability tables (markdown, from the registry)
-
-Environment: ROUTEGATE_DB (./data/routegate.db), ROUTEGATE_MASTER_KEY, see README.md.`;
-
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+/** Exit codes, also in the README: 0 done, 1 the command failed, 2 the command line is wrong. */
+export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-class UsageError extends Error {}
+interface Command {
+  /** `accounts create`, `keys rotate`, `emulators`... */
+  name: string;
+  /** Positional arguments, in order, all required. */
+  args: string[];
+  options: OptionSpec;
+  /** The flags and arguments as shown in usage lines. */
+  synopsis: string;
+  summary: string;
+  /** Lines after the summary in the command's own --help. */
+  details?: string[];
+  /** Exit code, or -1 for a command that keeps running (emulators). */
+  run(p: Parsed, io: Io): Promise<number> | number;
+}
 
 function withStore<T>(fn: (store: Store) => T): T {
   const config = loadConfig();
@@ -42,94 +46,183 @@ function withStore<T>(fn: (store: Store) => T): T {
   }
 }
 
-function requireId(positional: string[], index: number): string {
-  const id = positional[index];
-  if (!id) throw new UsageError('missing account ID');
-  return id;
+const COMMANDS: Command[] = [
+  {
+    name: 'accounts create', args: [], synopsis: '--name NAME --email EMAIL',
+    options: { name: { type: 'string' }, email: { type: 'string' } },
+    summary: 'create an account; prints {"id","apiKey"} (the key is shown once)',
+    details: ['Only the SHA-256 of the key is stored: copy it now, or rotate it later with `routegate keys rotate ID`.'],
+    run({ values }, io) {
+      const name = typeof values.name === 'string' ? values.name.trim() : '';
+      const email = typeof values.email === 'string' ? values.email.trim() : '';
+      if (!name) throw usage('accounts create', 'missing --name NAME');
+      if (!email || !EMAIL.test(email)) throw usage('accounts create', '--email needs a valid e-mail address');
+      const created = withStore((s) => new AccountService(s).create(name, email));
+      io.out(JSON.stringify({ id: created.id, apiKey: created.apiKey }));
+      return EXIT.OK;
+    },
+  },
+  {
+    name: 'accounts list', args: [], synopsis: '', options: {},
+    summary: 'one JSON line per account: {"id","name","email","active","createdAt"}',
+    run(_p, io) {
+      const rows = withStore((s) => new AccountService(s).list());
+      for (const a of rows) io.out(JSON.stringify({ id: a.id, name: a.name, email: a.email, active: a.active, createdAt: a.createdAt }));
+      return EXIT.OK;
+    },
+  },
+  ...(['deactivate', 'activate'] as const).map((action): Command => ({
+    name: `accounts ${action}`, args: ['ID'], synopsis: 'ID', options: {},
+    summary: action === 'deactivate' ? "refuse the account's key with 403 CLIENT_INACTIVE; prints {\"id\",\"active\"}" : 'accept its key again; prints {"id","active"}',
+    run({ positionals }, io) {
+      const id = positionals[0];
+      const ok = withStore((s) => new AccountService(s).setActive(id, action === 'activate'));
+      if (!ok) {
+        io.err(`routegate: no account with id ${id}`);
+        return EXIT.FAILED;
+      }
+      io.out(JSON.stringify({ id, active: action === 'activate' }));
+      return EXIT.OK;
+    },
+  })),
+  {
+    name: 'keys rotate', args: ['ID'], synopsis: 'ID', options: {},
+    summary: 'new key printed once as {"id","apiKey"}; the previous key stops working at once',
+    run({ positionals }, io) {
+      const id = positionals[0];
+      const rotated = withStore((s) => new AccountService(s).rotateKey(id));
+      if (!rotated) {
+        io.err(`routegate: no account with id ${id}`);
+        return EXIT.FAILED;
+      }
+      io.out(JSON.stringify({ id: rotated.id, apiKey: rotated.apiKey }));
+      return EXIT.OK;
+    },
+  },
+  {
+    name: 'emulators', args: [], synopsis: '[--port N] [--host H]',
+    options: { port: { type: 'string' }, host: { type: 'string' } },
+    summary: 'serve every registered gateway\'s emulator under /<gateway id>',
+    details: ['--port defaults to 4010 (0 = any free port), --host to 127.0.0.1. Prints one JSON line with the URLs, then runs until Ctrl+C.'],
+    async run({ values }, io) {
+      const port = values.port === undefined ? 4010 : Number(values.port);
+      if (!/^\d+$/.test(String(values.port ?? '4010')) || port > 65535) throw usage('emulators', '--port must be a port number (0 to 65535)');
+      const host = typeof values.host === 'string' && values.host ? values.host : '127.0.0.1';
+      const { startEmulators } = await import('../sandbox/emulators');
+      const { listenOrExplain } = await import('../lib/listen');
+      const server = await listenOrExplain(() => startEmulators({ port, host }), { what: 'the emulators', port, host, hint: 'use --port' });
+      io.out(JSON.stringify({ emulators: server.url, gateways: GATEWAY_IDS.map((g) => `${server.url}/${g}`) }));
+      const stop = () => server.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      return -1; // keep running
+    },
+  },
+  {
+    name: 'mappings check', args: [], synopsis: '', options: {},
+    summary: 'compile every mapping file, validate status.json and run the fixtures; exit 1 on any failure',
+    details: [
+      'Reads ROUTEGATE_MAPPINGS_DIR (default: the mappings/ folder of the install). A failing fixture prints',
+      'the difference between expected and actual; a syntax error prints file:line:column with the line.',
+    ],
+    run: (_p, io) => checkMappings(resolveMappingsDir(), io),
+  },
+  {
+    name: 'docs capabilities', args: [], synopsis: '', options: {},
+    summary: 'print the gateways\' capability tables (markdown, generated from the registry)',
+    details: ['The README carries this output between its capability-table markers; a test keeps it current.'],
+    run: (_p, io) => {
+      io.out(capabilityMarkdown());
+      return 0;
+    },
+  },
+];
+
+const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))];
+
+function line(c: Command): string {
+  const left = `${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`;
+  return `  ${left.padEnd(44)} ${c.summary}`;
 }
+
+export const USAGE = [
+  'usage: routegate <command> [options]',
+  '',
+  ...COMMANDS.map(line),
+  '',
+  'Every command takes --help. routegate --version prints the version.',
+  'Exit codes: 0 done, 1 the command failed (unknown id, failing fixtures, bad configuration), 2 bad command line.',
+  'Environment: ROUTEGATE_DB (./data/routegate.db), ROUTEGATE_MASTER_KEY, ROUTEGATE_MAPPINGS_DIR; see README.md.',
+].join('\n');
+
+function commandUsage(c: Command): string {
+  return [`usage: routegate ${c.name}${c.synopsis ? ` ${c.synopsis}` : ''}`, '', `  ${c.summary}`, ...(c.details ?? []).map((d) => `  ${d}`), '',
+    '  -h, --help   show this help'].join('\n');
+}
+
+function groupUsage(group: string): string {
+  return [`usage: routegate ${group} <command>`, '', ...COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map(line), '',
+    `Run routegate ${group} <command> --help for its options.`].join('\n');
+}
+
+function usage(name: string, message: string): UsageError {
+  return new UsageError(message, commandUsage(COMMANDS.find((c) => c.name === name)!));
+}
+
+function version(): string {
+  return (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+const isHelp = (a: string | undefined) => a === '--help' || a === '-h';
 
 async function run(argv: string[], io: Io): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
-  const [group, action] = positional;
-  if (group === 'accounts' && action === 'create') {
-    const name = flags.name?.trim();
-    const email = flags.email?.trim();
-    if (!name) throw new UsageError('accounts create needs --name NAME');
-    if (!email || !EMAIL.test(email)) throw new UsageError('accounts create needs --email with a valid e-mail address');
-    const created = withStore((s) => new AccountService(s).create(name, email));
-    io.out(JSON.stringify({ id: created.id, apiKey: created.apiKey }));
-    return 0;
+  const [first, second] = argv;
+  if (first === undefined) throw new UsageError('no command given', USAGE);
+  if (isHelp(first) || first === 'help') {
+    const topic = argv.slice(1).join(' ');
+    const c = COMMANDS.find((x) => x.name === topic);
+    io.out(c ? commandUsage(c) : GROUPS.includes(topic) ? groupUsage(topic) : USAGE);
+    return EXIT.OK;
   }
-  if (group === 'accounts' && action === 'list') {
-    const rows = withStore((s) => new AccountService(s).list());
-    for (const a of rows) io.out(JSON.stringify({ id: a.id, name: a.name, email: a.email, active: a.active, createdAt: a.createdAt }));
-    return 0;
+  if (first === '--version' || first === '-V') {
+    if (argv.length > 1) throw new UsageError(`unexpected argument: ${argv[1]}`, USAGE);
+    io.out(version());
+    return EXIT.OK;
   }
-  if (group === 'accounts' && (action === 'deactivate' || action === 'activate')) {
-    const id = requireId(positional, 2);
-    const ok = withStore((s) => new AccountService(s).setActive(id, action === 'activate'));
-    if (!ok) {
-      io.err(`routegate: no account with id ${id}`);
-      return 1;
+  if (first.startsWith('-')) throw new UsageError(`unknown option ${first}`, USAGE);
+  const command = COMMANDS.find((c) => c.name === first) ?? COMMANDS.find((c) => c.name === `${first} ${second}`);
+  if (!command) {
+    if (GROUPS.includes(first)) {
+      if (isHelp(second)) {
+        io.out(groupUsage(first));
+        return EXIT.OK;
+      }
+      throw new UsageError(second === undefined ? `${first} needs a command` : `unknown command: ${first} ${second}`, groupUsage(first));
     }
-    io.out(JSON.stringify({ id, active: action === 'activate' }));
-    return 0;
+    throw new UsageError(`unknown command: ${first}`, USAGE);
   }
-  if (group === 'keys' && action === 'rotate') {
-    const id = requireId(positional, 2);
-    const rotated = withStore((s) => new AccountService(s).rotateKey(id));
-    if (!rotated) {
-      io.err(`routegate: no account with id ${id}`);
-      return 1;
-    }
-    io.out(JSON.stringify({ id: rotated.id, apiKey: rotated.apiKey }));
-    return 0;
+  const rest = argv.slice(command.name.split(' ').length);
+  const parsed = parseStrict(rest, command.options, command.args, commandUsage(command));
+  if (parsed.help) {
+    io.out(commandUsage(command));
+    return EXIT.OK;
   }
-  if (group === 'emulators') {
-    const port = flags.port === undefined ? 4010 : Number(flags.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
-    const { startEmulators } = await import('../sandbox/emulators');
-    const server = await startEmulators({ port, host: flags.host || '127.0.0.1' });
-    io.out(JSON.stringify({ emulators: server.url, gateways: GATEWAY_IDS.map((g) => `${server.url}/${g}`) }));
-    const stop = () => server.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    return -1; // keep running
-  }
-  if (group === 'mappings' && action === 'check') {
-    const dir = resolveMappingsDir();
-    const registry = loadMappings(dir);
-    const results = await runFixtures(dir, registry);
-    let failed = 0;
-    for (const r of results) {
-      if (!r.ok) failed++;
-      io.out(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file}${r.ok ? '' : `\n     ${r.message}`}`);
-    }
-    const files = [...registry.values()].reduce((n, set) => n + set.names().length, 0);
-    io.out(`${files} mapping files compiled, ${results.length - failed} passed, ${failed} failed`);
-    return failed === 0 ? 0 : 1;
-  }
-  if (group === 'docs' && action === 'capabilities') {
-    io.out(capabilityMarkdown());
-    return 0;
-  }
-  throw new UsageError(group ? `unknown command: ${positional.join(' ')}` : 'no command given');
+  return command.run(parsed, io);
 }
 
-/** Exit codes: 0 ok, 1 failure (e.g. unknown id, failing fixtures), 2 bad arguments. */
 export async function main(argv: string[], io: Io = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') }): Promise<number> {
   try {
     return await run(argv, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`routegate: ${err.message}\n\n${USAGE}`);
-      return 2;
+      io.err(`routegate: ${err.message}\n\n${err.usage}`);
+      return EXIT.USAGE;
     }
     if (err instanceof ConfigError || err instanceof MappingLoadError) {
       io.err(`routegate: ${err.message}`);
-      return 1;
+      return EXIT.FAILED;
     }
     io.err(`routegate: ${(err as Error).message}`);
-    return 1;
+    return EXIT.FAILED;
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { RouteGateError, envelope, fieldSummary, rgError } from '../errors';
-import { fieldErrors } from './schemas';
+import { RouteGateError, envelope, rgError } from '../errors';
+import { fieldErrors, validationSummary } from './validation-messages';
 
 /** Turn anything thrown into the SPEC.md envelope. Never a stack trace, never HTML. */
 export function toRouteGateError(err: FastifyError | Error): RouteGateError {
@@ -9,7 +9,7 @@ export function toRouteGateError(err: FastifyError | Error): RouteGateError {
   const e = err as FastifyError & { validation?: import('ajv').ErrorObject[] };
   if (e.validation) {
     const errors = fieldErrors(e.validation);
-    return rgError('INVALID_REQUEST', { fields: fieldSummary(errors) }, { details: { errors } });
+    return rgError('INVALID_REQUEST', { fields: validationSummary(errors) }, { details: { errors } });
   }
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -51,7 +51,8 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance, opts: { produc
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const rgErr = toRouteGateError(err);
     if (rgErr.statusCode >= 500 && rgErr.code === 'INTERNAL_ERROR') request.log.error({ err }, 'unhandled error');
-    else if (rgErr.statusCode >= 500) request.log.warn({ code: rgErr.code, gateway: rgErr.gateway, msg: rgErr.message }, 'gateway failure');
+    // The error's text under its own key: pino's `msg` is the line's one message.
+    else if (rgErr.statusCode >= 500) request.log.warn({ code: rgErr.code, gateway: rgErr.gateway, reason: rgErr.message }, 'gateway failure');
     for (const [name, value] of Object.entries(rgErr.extra.headers ?? {})) reply.header(name, value);
     return reply.code(rgErr.statusCode).type('application/json; charset=utf-8').send(envelope(rgErr, opts.production));
   });

@@ -4,6 +4,9 @@ import { rgError, type RouteGateError } from '../errors';
 
 const WINDOW_MS = 60_000;
 
+// Probes and scrapes come every few seconds from the same addresses; they are not API traffic.
+const PROBES = new Set(['/health', '/ready', '/metrics']);
+
 function exceeded(_req: FastifyRequest, context: { ttl: number; max: number }): RouteGateError {
   const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
   return rgError('RATE_LIMIT_EXCEEDED', { max: context.max, seconds });
@@ -25,7 +28,7 @@ export async function registerIpRateLimit(app: FastifyInstance, opts: RateLimitO
     max: opts.max,
     timeWindow: WINDOW_MS,
     keyGenerator: (req) => `ip:${req.ip}`,
-    allowList: (req) => req.url === '/health',
+    allowList: (req) => PROBES.has(req.url.split('?')[0]),
     errorResponseBuilder: exceeded,
   }));
 }

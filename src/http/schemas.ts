@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isValidCNPJ, isValidCPF } from '@brazilian-utils/brazilian-utils';
 import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
 import type { FieldError, RouteGateError } from '../errors';
 import { withGatewaySchemas, type JsonSchema } from './gateway-schemas';
+import { fieldErrors } from './validation-messages';
+
+export { fieldErrors } from './validation-messages';
 
 export type { JsonSchema };
 
@@ -31,9 +34,12 @@ export function validTaxId(value: string): boolean {
   return value.length === 11 ? isValidCPF(value) : isValidCNPJ(value);
 }
 
-/** Ajv options shared with fastify's validator: report every error, never coerce or strip silently. */
+/**
+ * Ajv options shared with fastify's validator: report every error, never coerce or strip silently. `verbose` gives
+ * each error its schema, which validation-messages.ts reads to write sentences (`amount must be at least 100 (cents)`).
+ */
 export const AJV_OPTIONS = {
-  allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false,
+  allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: true, strict: false, verbose: true,
   formats: { 'br-tax-id': { type: 'string', validate: validTaxId } },
 } as const;
 
@@ -63,37 +69,4 @@ export class SchemaValidator {
       throw invalid(fieldErrors(fn.errors ?? [], prefix));
     }
   }
-}
-
-/** Ajv errors -> [{field, message}] with dotted field paths a merchant can read. */
-export function fieldErrors(errors: ErrorObject[], prefix = ''): FieldError[] {
-  const out: FieldError[] = [];
-  for (const e of errors) {
-    const base = [prefix, ...e.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.');
-    const join = (child: string) => (base ? `${base}.${child}` : child);
-    switch (e.keyword) {
-      case 'required':
-        out.push({ field: join((e.params as { missingProperty: string }).missingProperty), message: 'is required' });
-        break;
-      case 'additionalProperties':
-        out.push({ field: join((e.params as { additionalProperty: string }).additionalProperty), message: 'is not a known field' });
-        break;
-      case 'enum':
-        out.push({ field: base || '(body)', message: `must be one of: ${((e.params as { allowedValues: unknown[] }).allowedValues).filter((v) => v !== null).join(', ')}` });
-        break;
-      case 'format':
-        out.push({
-          field: base || '(body)',
-          message: (e.params as { format?: string }).format === 'br-tax-id' ? 'is not a valid CPF or CNPJ (check digits)' : e.message ?? 'is invalid',
-        });
-        break;
-      case 'if':
-        break; // the failing `then` branch already reported what is wrong
-      default:
-        out.push({ field: base || '(body)', message: e.message ?? 'is invalid' });
-    }
-  }
-  // allErrors can report the same field twice (e.g. type + enum for null); keep the first of each.
-  const seen = new Set<string>();
-  return out.filter((e) => (seen.has(e.field + e.message) ? false : (seen.add(e.field + e.message), true)));
 }

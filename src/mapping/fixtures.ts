@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { structuredPatch } from 'diff';
 import { MAPPINGS_DIR } from '../lib/paths';
 import { loadMappings, MappingEvaluationError, type MappingRegistry } from './loader';
 
@@ -57,12 +58,25 @@ async function runCase(set: import('./loader').MappingSet, mapping: string, file
     const actual = await set.evaluate(mapping, fixture.input, fixture.bindings ?? {});
     if (fixture.error !== undefined) return { ok: false, message: `expected error ${fixture.error}, got ${JSON.stringify(actual)}` };
     const expected = JSON.parse(JSON.stringify(fixture.expected ?? null));
-    if (!isDeepStrictEqual(actual ?? null, expected)) {
-      return { ok: false, message: `expected ${JSON.stringify(expected)}\n     got ${JSON.stringify(actual ?? null)}` };
-    }
+    if (!isDeepStrictEqual(actual ?? null, expected)) return { ok: false, message: `expected and actual differ\n${jsonDiff(expected, actual ?? null)}` };
     return { ok: true };
   } catch (err) {
     if (fixture.error !== undefined && err instanceof MappingEvaluationError && err.message.includes(fixture.error)) return { ok: true };
     return { ok: false, message: (err as Error).message };
   }
+}
+
+/**
+ * Expected vs actual as a unified diff of their indented JSON (`-` expected, `+` actual), two lines of context:
+ * what a failing fixture shows, so the one wrong field is seen at once in a large object.
+ */
+export function jsonDiff(expected: unknown, actual: unknown): string {
+  const pretty = (v: unknown) => `${JSON.stringify(v, null, 2) ?? 'undefined'}\n`;
+  const patch = structuredPatch('expected', 'actual', pretty(expected), pretty(actual), '', '', { context: 2 });
+  const out = ['--- expected', '+++ actual'];
+  for (const h of patch.hunks) {
+    out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`);
+    out.push(...h.lines.filter((l) => !l.startsWith('\\')));
+  }
+  return out.join('\n');
 }

@@ -5,11 +5,45 @@ import { MAPPINGS_DIR } from '../lib/paths';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 import { mappingFunctions } from './functions';
 
+/** Every mapping file that cannot be used, each problem as `file[:line[:column]]: what`, a syntax error with its line. */
 export class MappingLoadError extends Error {
-  constructor(public readonly file: string, detail: string) {
-    super(`mapping ${file}: ${detail}`);
+  constructor(public readonly problems: string[]) {
+    super(problems.length === 1 ? problems[0] : `${problems.length} mapping files are broken:\n${problems.join('\n')}`);
     this.name = 'MappingLoadError';
   }
+
+  get file(): string {
+    return this.problems[0].split(':')[0];
+  }
+}
+
+/** The normalized statuses (SPEC.md "States and transitions"); status.json may map only to these. */
+export const NORMALIZED_STATUSES = ['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed'];
+
+/** A JSONata compile error as `file:line:column: CODE message`, then the line and a caret under the column. */
+export function syntaxProblem(rel: string, source: string, err: { code?: string; message?: string; position?: number; token?: string }): string {
+  const end = typeof err.position === 'number' ? err.position : 0;
+  // jsonata's position is just past the offending token.
+  const offset = Math.max(0, Math.min(source.length, end - (typeof err.token === 'string' && err.token.length ? err.token.length : 1)));
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - (before.lastIndexOf('\n') + 1) + 1;
+  const text = source.split('\n')[line - 1] ?? '';
+  const gutter = String(line).length;
+  return `${rel}:${line}:${column}: ${err.code ?? 'error'} ${err.message ?? 'syntax error'}\n  ${line} | ${text}\n  ${' '.repeat(gutter)} | ${' '.repeat(column - 1)}^`;
+}
+
+/** status.json problems: not an object of strings, or a native status mapped to a status that does not exist. */
+export function statusTableProblems(rel: string, source: string, table: unknown): string[] {
+  if (!table || typeof table !== 'object' || Array.isArray(table)) return [`${rel}: must be an object of "<native status>": "<normalized status>"`];
+  const lines = source.split('\n');
+  const problems: string[] = [];
+  for (const [native, normalized] of Object.entries(table)) {
+    if (typeof normalized === 'string' && NORMALIZED_STATUSES.includes(normalized)) continue;
+    const at = lines.findIndex((l) => l.includes(JSON.stringify(native)));
+    problems.push(`${rel}${at >= 0 ? `:${at + 1}` : ''}: "${native}" maps to ${JSON.stringify(normalized)}, which is not a normalized status (${NORMALIZED_STATUSES.join(', ')})`);
+  }
+  return problems;
 }
 
 export class MappingEvaluationError extends Error {
@@ -83,6 +117,7 @@ export type MappingRegistry = Map<GatewayId, MappingSet>;
  */
 export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly GatewayId[] = GATEWAY_IDS): MappingRegistry {
   const registry: MappingRegistry = new Map();
+  const problems: string[] = [];
   for (const gateway of gateways) {
     const gwDir = path.join(dir, gateway);
     const expressions = new Map<string, Expression>();
@@ -96,19 +131,22 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
           try {
             expressions.set(file.slice(0, -'.jsonata'.length), jsonata(source));
           } catch (err) {
-            const e = err as { code?: string; message?: string; position?: number };
-            throw new MappingLoadError(rel, `${e.code ?? 'error'} at position ${e.position ?? '?'}: ${e.message ?? String(err)}`);
+            problems.push(syntaxProblem(rel, source, err as { code?: string; message?: string; position?: number; token?: string }));
           }
         } else if (file === 'status.json') {
+          const source = fs.readFileSync(full, 'utf8');
           try {
-            statusTable = JSON.parse(fs.readFileSync(full, 'utf8'));
+            statusTable = JSON.parse(source);
           } catch (err) {
-            throw new MappingLoadError(rel, `invalid JSON: ${(err as Error).message}`);
+            problems.push(`${rel}: invalid JSON: ${(err as Error).message}`);
+            continue;
           }
+          problems.push(...statusTableProblems(rel, source, statusTable));
         }
       }
     }
     registry.set(gateway, new MappingSet(gateway, expressions, statusTable));
   }
+  if (problems.length) throw new MappingLoadError(problems);
   return registry;
 }

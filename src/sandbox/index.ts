@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app';
 import { loadConfig, ConfigError, gatewayUrlEnv } from '../config';
@@ -10,6 +11,7 @@ import { MappingLoadError } from '../mapping/loader';
 import { startEmulators, type EmulatorServer } from './emulators';
 import { parseWireSettings } from '../gateways/wire';
 import type { WireSettings } from '../gateways/types';
+import { listenOrExplain, ListenError } from '../lib/listen';
 
 export { SANDBOX_CREDENTIALS } from './demo-account';
 
@@ -18,8 +20,13 @@ export interface Sandbox {
   emulators: EmulatorServer;
   url: string;
   account: { id: string; apiKey: string };
+  /** The demo account was already in the database: its key was rotated (the previous one stops working). */
+  accountExisted: boolean;
+  dbPath: string;
   close(): Promise<void>;
 }
+
+export const DEMO_ACCOUNT = { name: 'Sandbox Store', email: 'sandbox@routegate.dev' };
 
 export interface SandboxOptions {
   port?: number;
@@ -30,31 +37,48 @@ export interface SandboxOptions {
   logLevel?: string;
   /** Where the service's pino lines go (tests capture them); default stdout. */
   logStream?: NodeJS.WritableStream;
+  /** Delete the database first (`npm run sandbox -- --reset`); otherwise it is kept and shared with the CLI. */
+  reset?: boolean;
 }
 
 /** The service pointed at the five emulators, with a demo account holding credentials for all of them. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const env = opts.env ?? process.env;
   // The emulators follow the same wire settings as the service (a bad value stops loadConfig below).
-  const emulators = await startEmulators({ port: opts.emulatorPort ?? 0, host: '127.0.0.1', wire: safeWire(env) });
-  const dbPath = opts.dbPath ?? env.ROUTEGATE_DB ?? './data/sandbox.db';
-  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbPath}${suffix}`, { force: true });
+  const emulatorPort = opts.emulatorPort ?? 0;
+  const emulators = await listenOrExplain(() => startEmulators({ port: emulatorPort, host: '127.0.0.1', wire: safeWire(env) }),
+    { what: 'the sandbox emulators', port: emulatorPort, host: '127.0.0.1', hint: 'is another sandbox running? set ROUTEGATE_EMULATOR_PORT' });
+  // The same file as the service and the CLI by default, so an account made with `routegate accounts create` is here.
+  const dbPath = opts.dbPath ?? env.ROUTEGATE_DB ?? './data/routegate.db';
+  if (opts.reset) for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${dbPath}${suffix}`, { force: true });
   const port = opts.port ?? 0;
   const gatewayUrls = Object.fromEntries(GATEWAY_IDS.map((g) => [gatewayUrlEnv(g), emulators.gatewayUrl(g)]));
   const config = loadConfig({
     ...env, ...gatewayUrls, ROUTEGATE_DB: dbPath, PORT: String(port), ROUTEGATE_LOG_LEVEL: opts.logLevel ?? env.ROUTEGATE_LOG_LEVEL ?? 'warn',
     ROUTEGATE_PUBLIC_URL: env.ROUTEGATE_PUBLIC_URL ?? (port ? `http://localhost:${port}` : undefined),
   });
-  const app = await buildApp({ config, logStream: opts.logStream });
-  await app.listen({ port, host: opts.host ?? '127.0.0.1' });
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ config, logStream: opts.logStream });
+    const host = opts.host ?? '127.0.0.1';
+    await listenOrExplain(() => app.listen({ port, host }), { what: 'the sandbox service', port, host, hint: 'is another sandbox or RouteGate running? set PORT' });
+  } catch (err) {
+    await emulators.close();
+    throw err;
+  }
   const address = app.server.address();
   const url = `http://${opts.host ?? '127.0.0.1'}:${typeof address === 'object' && address ? address.port : port}`;
-  const account = new AccountService(app.store).create('Sandbox Store', 'sandbox@routegate.dev');
+  // A database kept from an earlier run already holds the demo account: it gets a fresh key (its key was shown
+  // only once, and only its hash is stored), is active again and is put back to the demo's credentials and routing.
+  const accounts = new AccountService(app.store);
+  const existing = accounts.list().find((a) => a.email === DEMO_ACCOUNT.email);
+  const account = existing ? accounts.rotateKey(existing.id)! : accounts.create(DEMO_ACCOUNT.name, DEMO_ACCOUNT.email);
+  if (existing && !existing.active) accounts.setActive(existing.id, true);
   const vault = app.vault;
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
   app.store.accounts.saveSettings(account.id, demoSettings(app.store.accounts.settings(account.id)));
   return {
-    app, emulators, url, account,
+    app, emulators, url, account, accountExisted: Boolean(existing), dbPath,
     close: async () => {
       await app.close();
       await emulators.close();
@@ -78,15 +102,39 @@ export function pixCurl(url: string, apiKey: string): string {
   return `curl -s -X POST ${url}/api/v1/charges -H 'x-api-key: ${apiKey}' -H 'content-type: application/json' -d '${body}'`;
 }
 
-async function main(): Promise<void> {
+const SANDBOX_USAGE = `usage: npm run sandbox [-- --reset]
+
+  The service, the five gateway emulators and a demo account, on the database the service and the CLI use
+  (ROUTEGATE_DB, default ./data/routegate.db). Nothing is deleted between runs; an existing demo account gets
+  a new API key (the previous one stops working).
+
+  --reset      delete the database first and start empty
+  -h, --help   show this help
+
+  PORT (3000) is the service's port, ROUTEGATE_EMULATOR_PORT (4010) the emulators'.`;
+
+async function main(): Promise<number> {
+  let values: { reset?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: process.argv.slice(2), options: { reset: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  } catch (err) {
+    process.stderr.write(`routegate sandbox: ${(err as Error).message.split('. To specify')[0]}\n\n${SANDBOX_USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${SANDBOX_USAGE}\n`);
+    return 0;
+  }
   const port = Number(process.env.PORT ?? 3000);
   const emulatorPort = Number(process.env.ROUTEGATE_EMULATOR_PORT ?? 4010);
-  const sandbox = await startSandbox({ port, emulatorPort, dbPath: path.resolve(process.env.ROUTEGATE_DB ?? './data/sandbox.db') });
+  const dbPath = path.resolve(process.env.ROUTEGATE_DB ?? './data/routegate.db');
+  const sandbox = await startSandbox({ port, emulatorPort, dbPath, reset: values.reset });
   const out = (s: string) => process.stdout.write(s + '\n');
   out('RouteGate sandbox is running.');
   out(`  service:    ${sandbox.url}   (OpenAPI: ${sandbox.url}/docs)`);
   out(`  emulators:  ${sandbox.emulators.url}/{${GATEWAY_IDS.join(',')}}   (control: ${sandbox.emulators.url}/__control)`);
-  out(`  account:    ${sandbox.account.id}`);
+  out(`  database:   ${dbPath}${values.reset ? '   (reset: started empty)' : '   (kept between runs, shared with `npx routegate`; --reset starts empty)'}`);
+  out(`  account:    ${sandbox.account.id}${sandbox.accountExisted ? '   (demo account from an earlier run: new key below, the previous one is revoked)' : ''}`);
   out(`  API key:    ${sandbox.account.apiKey}`);
   const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
   out(`  primary gateway ${routing.primaryGateway}, fallbacks ${routing.gatewayFallbacks.join(', ')}; credentials stored for all ${GATEWAY_IDS.length}.`);
@@ -102,11 +150,14 @@ async function main(): Promise<void> {
   const stop = () => sandbox.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  return -1;
 }
 
 if (require.main === module) {
-  main().catch((err) => {
-    const known = err instanceof ConfigError || err instanceof MappingLoadError;
+  main().then((code) => {
+    if (code >= 0) process.exit(code);
+  }, (err) => {
+    const known = err instanceof ConfigError || err instanceof MappingLoadError || err instanceof ListenError;
     process.stderr.write(`routegate sandbox: ${known ? err.message : (err as Error).stack ?? String(err)}\n`);
     process.exit(1);
   });

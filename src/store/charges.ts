@@ -178,11 +178,24 @@ export class ChargesRepository {
   /** Record an attempt; an in_flight one is written before its gateway call. */
   addAttempt(chargeId: string, a: AttemptRecord): void {
     this.attemptStmt.run({ chargeId, ...attemptParams(a), idempotencyKey: a.idempotencyKey ?? null, createdAt: a.createdAt ?? nowIso() });
+    this.notify(chargeId, a);
   }
 
   /** Record how an in_flight attempt ended. */
   finishAttempt(chargeId: string, a: AttemptRecord): void {
     this.finishAttemptStmt.run({ chargeId, ...attemptParams(a) });
+    this.notify(chargeId, a);
+  }
+
+  /** Told of every attempt row written (metrics observe gateway calls here); it can never fail the write. */
+  attemptListener: ((chargeId: string, a: AttemptRecord) => void) | undefined;
+
+  private notify(chargeId: string, a: AttemptRecord): void {
+    try {
+      this.attemptListener?.(chargeId, a);
+    } catch {
+      // an observer's fault is not the charge's
+    }
   }
 
   get(accountId: string, id: string): ChargeRecord | undefined {

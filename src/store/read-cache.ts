@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DB } from './db';
 
 /**
@@ -25,16 +26,24 @@ export class ExternalWrites {
 }
 
 /**
- * Memoized point reads for rows every request needs (API key, account, settings, credentials). Entries are
+ * Memoized point reads for rows every request needs (API key, account, settings, credentials), bounded (LRU). Entries are
  * dropped when another connection commits or when this process writes through the owning repository, so a key
  * rotated or an account deactivated from the CLI stops working on the next request, as before. Values are
  * frozen: a caller that tried to change one would corrupt every later read.
  */
 export class ReadCache<V> {
-  private readonly entries = new Map<string, V | undefined>();
+  // Least recently used entries go first once `maxEntries` is reached. A miss (undefined: no such key or
+  // account) is cached too, boxed, since lru-cache stores no undefined values.
+  private readonly entries: LRUCache<string, { value: V | undefined }>;
   private seen = -1;
 
-  constructor(private readonly external: ExternalWrites, private readonly maxEntries = 10_000) {}
+  constructor(private readonly external: ExternalWrites, maxEntries = 10_000) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 
   get(key: string, load: () => V | undefined): V | undefined {
     const version = this.external.current();
@@ -42,10 +51,10 @@ export class ReadCache<V> {
       this.entries.clear();
       this.seen = version;
     }
-    if (this.entries.has(key)) return this.entries.get(key);
+    const hit = this.entries.get(key);
+    if (hit) return hit.value;
     const value = load();
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, value === undefined ? undefined : deepFreeze(value));
+    this.entries.set(key, { value: value === undefined ? undefined : deepFreeze(value) });
     return value;
   }
 

@@ -164,7 +164,8 @@ describe('gateway failures without a fallback', () => {
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     expectError(res, 'VALIDATION_ERROR', 400);
     assert.match(res.body.error.message, /primaryGateway/);
-    assert.equal(res.headers['x-rg-charge-id'], 'none');
+    assert.equal(res.headers['x-rg-charge-id'], undefined, 'no charge exists: no X-RG-Charge-Id, never "none"');
+    assert.equal(res.headers['x-rg-fallback-used'], 'false');
   });
 });
 

@@ -1,0 +1,97 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LRUCache } from 'lru-cache';
+import type { AttemptRecord } from '../store/charges';
+import { rgError } from '../errors';
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * RouteGate's Prometheus metrics, one registry per app (tests run several apps in one process). Gateway attempts
+ * are observed where the store records them (ChargesRepository's attempt listener), requests and fallbacks from
+ * the answers (onResponse), the reconciler backlog when scraped. Webhook deliveries and outbox depth are not
+ * here yet: webhooks arrive with their own issue, and their metrics with them.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status_code'>;
+  private readonly requestSeconds: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly attempts: Counter<'gateway' | 'operation' | 'outcome'>;
+  private readonly attemptSeconds: Histogram<'gateway' | 'operation' | 'outcome'>;
+  private readonly fallbacks: Counter<'gateway'>;
+  private readonly declines: Counter<'gateway' | 'code'>;
+  // An attempt row is written when it finishes, and again if the reconciler later settles it: count it once.
+  private readonly counted = new LRUCache<string, true>({ max: 10_000 });
+
+  constructor(opts: { backlog: () => number }) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'routegate_' });
+    this.requests = new Counter({ name: 'routegate_http_requests_total', help: 'HTTP answers by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
+    this.requestSeconds = new Histogram({
+      name: 'routegate_http_request_duration_seconds', help: 'Time to answer, by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], buckets: SECONDS, registers,
+    });
+    this.attempts = new Counter({
+      name: 'routegate_gateway_attempts_total', help: 'Gateway calls by gateway, operation (charge, capture, cancel, refund, retrieve, reconcile) and outcome', labelNames: ['gateway', 'operation', 'outcome'], registers,
+    });
+    this.attemptSeconds = new Histogram({
+      name: 'routegate_gateway_attempt_duration_seconds', help: 'Gateway call latency by gateway, operation and outcome (skipped attempts excluded)', labelNames: ['gateway', 'operation', 'outcome'], buckets: SECONDS, registers,
+    });
+    this.fallbacks = new Counter({ name: 'routegate_charge_fallbacks_total', help: 'Charges processed by a fallback gateway, by that gateway', labelNames: ['gateway'], registers });
+    this.declines = new Counter({ name: 'routegate_declines_total', help: 'Declines by gateway and normalized decline code', labelNames: ['gateway', 'code'], registers });
+    new Gauge({
+      name: 'routegate_reconciler_backlog', help: 'Charges in processing, waiting for the reconciler to settle them at their gateway', registers,
+      collect() {
+        this.set(opts.backlog());
+      },
+    });
+  }
+
+  attemptFinished(chargeId: string, a: AttemptRecord): void {
+    if (a.outcome === 'in_flight') return;
+    const key = `${chargeId}:${a.seq}`;
+    if (this.counted.has(key)) return;
+    this.counted.set(key, true);
+    const labels = { gateway: a.gateway, operation: a.operation, outcome: a.outcome };
+    this.attempts.inc(labels);
+    if (a.outcome !== 'skipped') this.attemptSeconds.observe(labels, a.durationMs / 1000);
+    // DESIGN.md: a decline's public message starts with the normalized decline code.
+    if (a.outcome === 'decline') this.declines.inc({ gateway: a.gateway, code: /^([a-z_]+):/.exec(a.message ?? '')?.[1] ?? 'unknown' });
+  }
+
+  answered(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status_code: String(status) };
+    this.requests.inc(labels);
+    this.requestSeconds.observe(labels, seconds);
+  }
+
+  fallback(gateway: string): void {
+    this.fallbacks.inc({ gateway });
+  }
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Request metrics for every route, and GET /metrics (behind ROUTEGATE_METRICS_TOKEN when set). */
+export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Metrics; token?: string }) => {
+  const { metrics, token } = opts;
+  app.addHook('onResponse', async (request, reply) => {
+    // Unknown paths share one label, so a scan cannot blow up the series count.
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.answered(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    if (route === '/api/v1/charges' && request.method === 'POST' && !request.idempotentReplay && reply.getHeader('x-rg-fallback-used') === 'true') {
+      metrics.fallback(String(reply.getHeader('x-rg-gateway')));
+    }
+  });
+
+  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (request, reply) => {
+    if (token) {
+      const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      if (!given || !timingSafeEqual(digest(given), digest(token))) {
+        throw rgError('METRICS_TOKEN_REQUIRED', {}, { headers: { 'www-authenticate': 'Bearer' } });
+      }
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+});

@@ -1,0 +1,158 @@
+/**
+ * What each operation answers, for the OpenAPI document at /docs/json: every status it can return, the headers on
+ * those answers and the request headers it reads. Routes keep their own `schema.response` as the serializer's
+ * allow-list (changing those would change what is sent); this table is the documentation, merged in by the
+ * @fastify/swagger `transform` in docs.ts. test/openapi.test.ts sends requests to every operation and fails when
+ * an answer's status or headers are not documented here, or when a route is missing from this table.
+ */
+
+type Schema = Record<string, unknown>;
+
+interface Operation {
+  /** The success status and its body schema ($ref by schema $id, or inline). */
+  success: { status: 200 | 201; description: string; schema?: Schema };
+  /** Error statuses besides the ones every authenticated route can answer (400, 401, 403, 429, 500). */
+  errors: number[];
+  /** Takes a JSON body: 413 and 415 become possible. */
+  body?: boolean;
+  /** Answers carry X-RG-Gateway, X-RG-Fallback-Used and (when a charge exists) X-RG-Charge-Id. */
+  rgHeaders?: boolean;
+  /** Honours Idempotency-Key (POSTs of the charge routes). */
+  idempotent?: boolean;
+  /** Not behind x-api-key: /health, /ready, /metrics. */
+  public?: boolean;
+  /** The success body is not JSON. */
+  produces?: string;
+}
+
+const ref = (id: string): Schema => ({ $ref: `${id}#` });
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'VALIDATION_ERROR (a sentence per problem), or MISSING_CREDENTIALS for the gateway used',
+  401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, or UNAUTHORIZED (GET /metrics without its token)',
+  403: 'CLIENT_INACTIVE, or GATEWAY_AUTH_ERROR (status follows the gateway)',
+  404: 'NOT_FOUND: no such resource for this account',
+  409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running) or CHARGE_BUSY',
+  413: 'PAYLOAD_TOO_LARGE: body over ROUTEGATE_BODY_LIMIT',
+  415: 'UNSUPPORTED_MEDIA_TYPE: send the body as application/json',
+  422: 'GATEWAY_UNSUPPORTED_OPERATION: the gateway cannot do this, or needs something first',
+  429: 'RATE_LIMIT_EXCEEDED: per-key or per-IP limit; see Retry-After',
+  500: 'INTERNAL_ERROR (logged with the request id)',
+  502: 'GATEWAY_ERROR (declines included: the message starts with the decline code) or GATEWAY_UNREACHABLE',
+  503: 'SERVICE_UNAVAILABLE: the database is not available or not writable, or mappings are missing',
+  504: 'GATEWAY_TIMEOUT: the gateway did not answer in time; retry with the same Idempotency-Key',
+};
+
+const AUTHENTICATED = [400, 401, 403, 429, 500];
+
+export const OPERATIONS: Record<string, Operation> = {
+  'GET /health': { success: { status: 200, description: 'the process is up and the database answers' }, errors: [503], public: true },
+  'GET /ready': { success: { status: 200, description: 'the database is writable and every gateway\'s charge mappings are loaded' }, errors: [503], public: true },
+  'GET /metrics': {
+    success: { status: 200, description: 'Prometheus text format. Needs `Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>` when that variable is set.' },
+    errors: [401], public: true, produces: 'text/plain',
+  },
+  'GET /api/v1/clients/me': { success: { status: 200, description: 'the account behind the key', schema: ref('client-response') }, errors: [] },
+  'PATCH /api/v1/clients/settings': { success: { status: 200, description: 'the settings after the change', schema: ref('settings-response') }, errors: [], body: true },
+  'POST /api/v1/credentials': { success: { status: 201, description: 'stored; values masked', schema: ref('credentials-response') }, errors: [], body: true },
+  'GET /api/v1/credentials': { success: { status: 200, description: 'configured gateways, masked', schema: ref('credentials-list-response') }, errors: [] },
+  'DELETE /api/v1/credentials/:gateway': {
+    success: { status: 200, description: 'removed', schema: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'object', properties: { gateway: { type: 'string' }, deleted: { type: 'boolean' } } } } } },
+    errors: [404],
+  },
+  'POST /api/v1/charges': {
+    success: { status: 201, description: 'the charge (gateway answered; status says approved, pending, ...)', schema: ref('charge-response') },
+    errors: [404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true,
+  },
+  'GET /api/v1/charges': {
+    success: {
+      status: 200, description: 'a page of charges, newest first',
+      schema: {
+        type: 'object',
+        properties: {
+          success: { type: 'boolean' },
+          data: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'normalized charge' } },
+          pagination: { type: 'object', properties: { limit: { type: 'integer' }, nextCursor: { type: ['string', 'null'] } } },
+        },
+      },
+    },
+    errors: [], rgHeaders: true,
+  },
+  'GET /api/v1/charges/:id': {
+    success: { status: 200, description: 'the stored charge with its attempts; with refresh=true, as its gateway has it now', schema: ref('charge-response') },
+    errors: [404, 409, 502, 504], rgHeaders: true,
+  },
+  'POST /api/v1/charges/:id/capture': {
+    success: { status: 200, description: 'the captured charge', schema: ref('charge-response') },
+    errors: [404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true,
+  },
+  'POST /api/v1/charges/:id/cancel': {
+    success: { status: 200, description: 'the cancelled charge', schema: ref('charge-response') },
+    errors: [404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true,
+  },
+  'POST /api/v1/charges/:id/refunds': {
+    success: { status: 201, description: 'the refund was created: the charge with `refund`', schema: ref('charge-response') },
+    errors: [404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true,
+  },
+  'POST /api/v1/customers': {
+    success: { status: 201, description: 'the customer as created at the gateway; send its externalId as customerId', schema: ref('customer-response') },
+    errors: [409, 422, 502, 504], body: true, idempotent: true,
+  },
+};
+
+const header = (type: string, description: string) => ({ type, description });
+
+const COMMON_HEADERS = {
+  'x-request-id': header('string', 'the request id: the one sent (if well-formed) or a generated UUID; on every log line of the request'),
+};
+const RATE_HEADERS = {
+  'x-ratelimit-limit': header('integer', 'requests allowed per minute (per API key, and per client IP)'),
+  'x-ratelimit-remaining': header('integer', 'requests left in the current window'),
+  'x-ratelimit-reset': header('integer', 'seconds until the window resets'),
+};
+const RG_HEADERS = {
+  'x-rg-gateway': header('string', 'the gateway that processed the call (or was asked for, before any attempt)'),
+  'x-rg-fallback-used': header('string', '`true` when a fallback gateway processed the charge, else `false`'),
+  'x-rg-charge-id': header('string', 'the internal charge id; absent when the request failed before a charge existed'),
+};
+const REPLAYED = { 'idempotent-replayed': header('string', '`true` when this is the stored answer to an earlier request with the same Idempotency-Key') };
+const RETRY_AFTER = { 'retry-after': header('integer', 'seconds to wait before retrying') };
+
+/** The OpenAPI responses of one operation, in the shape @fastify/swagger reads from `schema.response`. */
+function responses(op: Operation): Record<string, Schema> {
+  const headersFor = (status: number) => ({
+    ...COMMON_HEADERS,
+    ...(op.public ? {} : RATE_HEADERS),
+    ...(status === 429 ? RETRY_AFTER : {}),
+    ...(op.rgHeaders ? RG_HEADERS : {}),
+    ...(op.idempotent && status !== 429 ? REPLAYED : {}),
+  });
+  const out: Record<string, Schema> = {};
+  const successSchema = op.produces ? { type: 'string' } : op.success.schema ?? { type: 'object' };
+  out[op.success.status] = { description: op.success.description, headers: headersFor(op.success.status), ...successSchema };
+  const statuses = new Set([...(op.public ? [] : AUTHENTICATED), ...(op.body ? [413, 415] : []), ...op.errors]);
+  for (const status of [...statuses].sort()) {
+    out[status] = { description: ERROR_DESCRIPTIONS[status], headers: headersFor(status), ...ref('error-envelope') };
+  }
+  return out;
+}
+
+/** @fastify/swagger `transform`: the route's schema with this table's responses and request headers. */
+export function documentRoute({ schema, url, route }: { schema: Schema | undefined; url: string; route: { method: string | string[] } }): { schema: Schema; url: string } {
+  const method = Array.isArray(route.method) ? route.method[0] : route.method;
+  const op = OPERATIONS[`${method} ${url}`];
+  if (!op || !schema || schema.hide) return { schema: schema ?? {}, url };
+  const doc: Schema = { ...schema, response: responses(op) };
+  if (op.produces) doc.produces = [op.produces];
+  if (op.public) doc.security = [];
+  const requestHeaders: Record<string, Schema> = {
+    'x-request-id': header('string', 'optional; 1 to 128 characters of [A-Za-z0-9_.:-], echoed back and put on every log line'),
+  };
+  if (op.idempotent) {
+    requestHeaders['idempotency-key'] = header('string',
+      '1 to 255 visible ASCII characters. The same key and body replay the first answer (kept 24 hours); the same key with another body is 409.');
+  }
+  if (url === '/metrics') requestHeaders.authorization = header('string', '`Bearer <ROUTEGATE_METRICS_TOKEN>`, when that variable is set');
+  doc.headers = { type: 'object', properties: requestHeaders };
+  return { schema: doc, url };
+}

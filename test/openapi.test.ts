@@ -1,0 +1,161 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
+import { startService, type Reply } from './helper';
+import { listRoutes } from './helpers/routes';
+import { OPERATIONS } from '../src/http/openapi-operations';
+
+// The OpenAPI document at /docs/json is a valid 3.1 document, lists every route, and says what each route does:
+// requests are sent to every documented operation and each answer's status and X-RG-* / rate-limit headers must
+// be documented for that operation.
+
+let e2e: E2E;
+let doc: any;
+before(async () => {
+  e2e = await startE2E();
+  doc = (await e2e.call('GET', '/docs/json')).body;
+});
+after(() => e2e.close());
+
+type Op = { path: string; method: string; operation: any };
+function operations(): Op[] {
+  const out: Op[] = [];
+  for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const method of ['get', 'post', 'patch', 'put', 'delete']) if (item[method]) out.push({ path, method: method.toUpperCase(), operation: item[method] });
+  }
+  return out;
+}
+const toRoute = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+test('/docs/json is a valid OpenAPI 3.1 document (checked by swagger-parser)', async () => {
+  assert.equal(doc.openapi, '3.1.0');
+  await SwaggerParser.validate(structuredClone(doc));
+  // The if/then rules of charge-request stay in the published schema, as Ajv uses them.
+  assert.ok(JSON.stringify(doc.components.schemas['charge-request']).includes('"then"'));
+});
+
+test('every route of the app is documented, and every documented operation is a route', () => {
+  const routes = listRoutes(e2e.sandbox.app)
+    .filter((r) => r.method !== 'HEAD' && !r.url.startsWith('/docs'))
+    .map((r) => `${r.method} ${r.url.replace(/\/$/, '') || '/'}`);
+  const documented = operations().map((o) => `${o.method} ${toRoute(o.path)}`);
+  assert.deepEqual([...new Set(routes)].sort(), [...documented].sort());
+  assert.deepEqual(Object.keys(OPERATIONS).sort(), [...documented].sort());
+});
+
+test('refunds are documented as 201; GET /charges/{id} takes only refresh; POSTs that create take Idempotency-Key', () => {
+  const op = (method: string, path: string) => doc.paths[path][method];
+  assert.ok(op('post', '/api/v1/charges/{id}/refunds').responses['201']);
+  assert.equal(op('post', '/api/v1/charges/{id}/refunds').responses['200'], undefined);
+  const readParams = op('get', '/api/v1/charges/{id}').parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name);
+  assert.deepEqual(readParams, ['refresh']);
+  const listParams = op('get', '/api/v1/charges').parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name).sort();
+  assert.deepEqual(listParams, ['cursor', 'gateway', 'limit', 'status']);
+  for (const path of ['/api/v1/charges', '/api/v1/charges/{id}/refunds', '/api/v1/charges/{id}/capture', '/api/v1/charges/{id}/cancel', '/api/v1/customers']) {
+    assert.ok(op('post', path).parameters.some((p: any) => p.in === 'header' && p.name === 'idempotency-key'), path);
+  }
+  const created = op('post', '/api/v1/charges').responses['201'].headers;
+  for (const h of ['x-rg-gateway', 'x-rg-fallback-used', 'x-rg-charge-id', 'x-ratelimit-limit', 'x-request-id', 'idempotent-replayed']) assert.ok(created[h], h);
+  assert.ok(op('post', '/api/v1/charges').responses['429'].headers['retry-after']);
+  assert.deepEqual(op('get', '/health').security, []);
+});
+
+/** The answer's status is documented for the operation, and so is every RouteGate header it carries. */
+function checkDocumented(method: string, path: string, res: Reply): void {
+  const operation = doc.paths[path]?.[method.toLowerCase()];
+  assert.ok(operation, `${method} ${path} is documented`);
+  const response = operation.responses[String(res.status)];
+  assert.ok(response, `${method} ${path} answered ${res.status}, documented: ${Object.keys(operation.responses).join(', ')} (${res.text.slice(0, 200)})`);
+  const documented = new Set(Object.keys(response.headers ?? {}));
+  for (const name of Object.keys(res.headers)) {
+    if (/^(x-rg-|x-ratelimit-|retry-after$|idempotent-replayed$|x-request-id$)/.test(name)) {
+      assert.ok(documented.has(name), `${method} ${path} ${res.status} sends ${name}, which is not documented`);
+    }
+  }
+  for (const name of ['x-request-id', 'x-rg-gateway', 'x-rg-fallback-used', 'x-ratelimit-limit']) {
+    if (documented.has(name)) assert.ok(res.headers[name] !== undefined, `${method} ${path} ${res.status} documents ${name} but did not send it`);
+  }
+}
+
+test('one request (or more) per documented operation: every answer is documented, every success status is seen', async () => {
+  const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+  const seen = new Map<string, Set<number>>();
+  const send = async (method: string, path: string, url: string, opts: Parameters<E2E['call']>[2] = {}) => {
+    const res = await e2e.call(method, url, { key, ...opts });
+    checkDocumented(method, path, res);
+    const k = `${method} ${path}`;
+    if (!seen.has(k)) seen.set(k, new Set());
+    seen.get(k)!.add(res.status);
+    return res;
+  };
+  const pix = { paymentMethod: 'pix', amount: 1999, customer: CUSTOMER };
+  const preauth = { paymentMethod: 'credit_card', amount: 5000, capture: false, creditCard: CARD, customer: CUSTOMER };
+
+  await send('GET', '/health', '/health');
+  await send('GET', '/ready', '/ready');
+  await send('GET', '/metrics', '/metrics');
+  await send('GET', '/api/v1/clients/me', '/api/v1/clients/me');
+  await send('GET', '/api/v1/clients/me', '/api/v1/clients/me', { key: '' });
+  await send('PATCH', '/api/v1/clients/settings', '/api/v1/clients/settings', { body: { responseFormat: 'full' } });
+  await send('PATCH', '/api/v1/clients/settings', '/api/v1/clients/settings', { body: {} });
+  await send('PATCH', '/api/v1/clients/settings', '/api/v1/clients/settings', { rawBody: 'x', headers: { 'content-type': 'text/plain' } });
+  await send('POST', '/api/v1/credentials', '/api/v1/credentials', { body: { gateway: 'asaas', credentials: { apiKey: '$aact_openapi_test_0001', webhookSecret: 'whs_openapi' } } });
+  await send('POST', '/api/v1/credentials', '/api/v1/credentials', { body: { gateway: 'asaas' } });
+  await send('GET', '/api/v1/credentials', '/api/v1/credentials');
+  await send('DELETE', '/api/v1/credentials/{gateway}', '/api/v1/credentials/mercadopago');
+  await send('DELETE', '/api/v1/credentials/{gateway}', '/api/v1/credentials/mercadopago');
+
+  const created = await send('POST', '/api/v1/charges', '/api/v1/charges', { body: pix, headers: { 'idempotency-key': 'openapi-1' } });
+  assert.equal(created.status, 201, created.text);
+  await send('POST', '/api/v1/charges', '/api/v1/charges', { body: pix, headers: { 'idempotency-key': 'openapi-1' } });
+  await send('POST', '/api/v1/charges', '/api/v1/charges', { body: { ...pix, amount: 2999 }, headers: { 'idempotency-key': 'openapi-1' } });
+  await send('POST', '/api/v1/charges', '/api/v1/charges', { body: { ...pix, amount: 5 } });
+  await send('POST', '/api/v1/charges', '/api/v1/charges', { body: { ...preauth, capture: true, creditCard: { ...CARD, number: '4000000000000002' } } });
+  await send('POST', '/api/v1/charges', '/api/v1/charges', { body: { ...pix, gateway: 'asaas' } });
+  await send('POST', '/api/v1/charges', '/api/v1/charges', { key: '' , body: pix });
+  const id = created.body.data.id;
+
+  await send('GET', '/api/v1/charges', '/api/v1/charges?limit=2');
+  await send('GET', '/api/v1/charges', '/api/v1/charges?limit=500');
+  await send('GET', '/api/v1/charges/{id}', `/api/v1/charges/${id}`);
+  await send('GET', '/api/v1/charges/{id}', `/api/v1/charges/${id}?refresh=true`);
+  await send('GET', '/api/v1/charges/{id}', `/api/v1/charges/${id}?limit=5`);
+  await send('GET', '/api/v1/charges/{id}', '/api/v1/charges/chg_unknown');
+
+  const auth = await send('POST', '/api/v1/charges', '/api/v1/charges', { body: preauth });
+  assert.equal(auth.status, 201, auth.text);
+  await send('POST', '/api/v1/charges/{id}/capture', `/api/v1/charges/${auth.body.data.id}/capture`, { body: {} });
+  await send('POST', '/api/v1/charges/{id}/capture', `/api/v1/charges/${id}/capture`, { body: {} });
+  await send('POST', '/api/v1/charges/{id}/capture', '/api/v1/charges/chg_unknown/capture', { body: {} });
+  await send('POST', '/api/v1/charges/{id}/refunds', `/api/v1/charges/${auth.body.data.id}/refunds`, { body: { amount: 1000 } });
+  await send('POST', '/api/v1/charges/{id}/refunds', `/api/v1/charges/${id}/refunds`, { body: {} });
+  const auth2 = await send('POST', '/api/v1/charges', '/api/v1/charges', { body: preauth });
+  await send('POST', '/api/v1/charges/{id}/cancel', `/api/v1/charges/${auth2.body.data.id}/cancel`);
+  await send('POST', '/api/v1/charges/{id}/cancel', `/api/v1/charges/${auth2.body.data.id}/cancel`);
+  await send('POST', '/api/v1/charges/{id}/cancel', '/api/v1/charges/chg_unknown/cancel');
+
+  await send('POST', '/api/v1/customers', '/api/v1/customers', { body: { ...CUSTOMER, gateway: 'pagarme' } });
+  await send('POST', '/api/v1/customers', '/api/v1/customers', { body: { ...CUSTOMER, gateway: 'pagbank' } });
+  await send('POST', '/api/v1/customers', '/api/v1/customers', { body: { ...CUSTOMER, gateway: 'mercadopago' } });
+  await send('POST', '/api/v1/customers', '/api/v1/customers', { body: { name: 'x' } });
+
+  for (const { method, path, operation } of operations()) {
+    const success = Object.keys(operation.responses).find((s) => s.startsWith('2'))!;
+    assert.ok(seen.get(`${method} ${path}`)?.has(Number(success)), `${method} ${path} was seen answering its documented ${success}; saw ${[...(seen.get(`${method} ${path}`) ?? [])]}`);
+  }
+});
+
+test('a rate-limited answer is documented with Retry-After and the X-RateLimit headers', async () => {
+  const svc = await startService({ ROUTEGATE_RATE_LIMIT: '1' });
+  try {
+    const { apiKey } = svc.createAccount();
+    await svc.call('GET', '/api/v1/clients/me', { key: apiKey });
+    const res = await svc.call('GET', '/api/v1/clients/me', { key: apiKey });
+    assert.equal(res.status, 429);
+    checkDocumented('GET', '/api/v1/clients/me', res);
+    assert.ok(res.headers['retry-after']);
+  } finally {
+    await svc.close();
+  }
+});
