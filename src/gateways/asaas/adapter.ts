@@ -77,8 +77,9 @@ async function lookupCharge(ctx: CallContext, reference: string): Promise<Charge
   return payment ? normalizePayment(ctx, { ...reply, json: payment }) : null;
 }
 
-async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: string): Promise<ChargeOutcome> {
-  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+/** POST .../refund: a refund (refund.request) or the release of a card pre-authorization (cancel.request). */
+async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: 'refund' | 'cancel'): Promise<ChargeOutcome> {
+  const body = await ctx.mappings.evaluate(`${suffix}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId });
   const path = `${paymentPath(ref.externalId)}/refund`;
   const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${suffix}` });
   const outcome = await normalizePayment(ctx, reply);
@@ -128,6 +129,7 @@ export const asaasAdapter: GatewayAdapter = {
   async captureCharge(ctx, ref, amount) {
     if (amount !== undefined && amount !== ref.amount) throw unsupported('asaas captures the whole pre-authorized amount only');
     const path = `${paymentPath(ref.externalId)}/captureAuthorizedPayment`;
+    // No body: captureAuthorizedPayment takes none and always captures the whole authorization (asaas.md section 3).
     return normalizePayment(ctx, await send(ctx, transport, { method: 'POST', path, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
   },
 
@@ -135,6 +137,7 @@ export const asaasAdapter: GatewayAdapter = {
     // Asaas releases a card pre-authorization through the refund endpoint; an open pix/boleto is deleted,
     // and DELETE answers {deleted, id} only, so the payment (kept with deleted:true) is read back.
     if (isCard(ref)) return refund(ctx, ref, undefined, 'cancel');
+    // No body: DELETE /v3/payments/{id} takes none.
     await send(ctx, transport, { method: 'DELETE', path: paymentPath(ref.externalId), idempotencyKey: `${ctx.idempotencyKey}-cancel` });
     return retrieveCharge(ctx, ref);
   },

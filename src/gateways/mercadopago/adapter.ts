@@ -1,7 +1,6 @@
 import { capabilityTable } from '../capabilities';
 import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import type { GatewayReply } from '../http-client';
-import { toMajor } from '../../mapping/functions';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from '../types';
 
 // Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). One payment per charge, numeric id as the
@@ -68,9 +67,10 @@ async function lookupCharge(ctx: CallContext, reference: string): Promise<Charge
   return payment ? normalizeCharge(ctx, { ...reply, json: payment }) : null;
 }
 
-/** PUT /v1/payments/{id}: the one update route for capture and cancel. */
-async function updatePayment(ctx: CallContext, ref: ChargeRef, body: Record<string, unknown>, action: string): Promise<ChargeOutcome> {
+/** PUT /v1/payments/{id}: the one update route for capture and cancel; the body is the action's mapping. */
+async function updatePayment(ctx: CallContext, ref: ChargeRef, action: 'capture' | 'cancel', amount?: number): Promise<ChargeOutcome> {
   requireCredential(ctx, 'accessToken');
+  const body = await ctx.mappings.evaluate(`${action}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId });
   const reply = await send(ctx, transport, { method: 'PUT', path: paymentPath(ref), body, idempotencyKey: `${ctx.idempotencyKey}-${action}` });
   return normalizeCharge(ctx, reply);
 }
@@ -107,11 +107,10 @@ export const mercadopagoAdapter: GatewayAdapter = {
   retrieveCharge,
   lookupCharge,
 
-  // A partial capture names the amount in reais; MP releases the rest of the reserve.
-  captureCharge: (ctx, ref, amount) =>
-    updatePayment(ctx, ref, amount === undefined ? { capture: true } : { capture: true, transaction_amount: toMajor(amount) }, 'capture'),
+  // A partial capture names the amount (capture.request converts it to reais); MP releases the rest of the reserve.
+  captureCharge: (ctx, ref, amount) => updatePayment(ctx, ref, 'capture', amount),
 
-  cancelCharge: (ctx, ref) => updatePayment(ctx, ref, { status: 'cancelled' }, 'cancel'),
+  cancelCharge: (ctx, ref) => updatePayment(ctx, ref, 'cancel'),
 
   // The refund answer is a refund object, not the payment: read the payment afterwards for its status and
   // transaction_amount_refunded. Replayed under the same key MP answers 200 with an empty body; then the

@@ -68,13 +68,14 @@ export const pagarmeAdapter: GatewayAdapter = {
 
   async captureCharge(ctx, ref, amount) {
     const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}/capture`;
-    const body = amount === undefined ? {} : { amount };
+    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
   },
 
   async cancelCharge(ctx, ref) {
+    const body = await ctx.mappings.evaluate('cancel.request', { ref, chargeId: ctx.chargeId });
     const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
-    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body: {}, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
   },
 
   async refundCharge(ctx, ref, amount) {

@@ -157,13 +157,13 @@ export const stripeAdapter: GatewayAdapter = {
   lookupCharge,
 
   async captureCharge(ctx, ref, amount) {
-    const body = { ...(amount === undefined ? {} : { amount_to_capture: amount }), expand: ['latest_charge'] };
+    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: intentPath(ref, '/capture'), body, idempotencyKey: `${ctx.idempotencyKey}-capture` });
     return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
   },
 
   async cancelCharge(ctx, ref) {
-    const body = { cancellation_reason: 'requested_by_customer', expand: ['latest_charge'] };
+    const body = await ctx.mappings.evaluate('cancel.request', { ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: intentPath(ref, '/cancel'), body, idempotencyKey: `${ctx.idempotencyKey}-cancel` });
     return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
   },

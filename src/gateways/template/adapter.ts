@@ -45,12 +45,14 @@ export const templateAdapter: GatewayAdapter = {
   },
 
   async captureCharge(ctx, ref, amount) {
-    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref });
+    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path: paymentPath(ref, '/capture'), body, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
   },
 
+  // Every call with a body has a mapping; a call whose real API takes no body sends none and says so here.
   async cancelCharge(ctx, ref) {
-    return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path: paymentPath(ref, '/cancel'), body: {}, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
+    const body = await ctx.mappings.evaluate('cancel.request', { ref, chargeId: ctx.chargeId });
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path: paymentPath(ref, '/cancel'), body, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
   },
 
   async refundCharge(ctx, ref, amount) {
