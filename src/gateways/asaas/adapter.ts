@@ -1,7 +1,7 @@
 import { capabilityTable } from '../capabilities';
-import { classifyHttpError, gatewayText, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import type { GatewayReply } from '../http-client';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from '../types';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter, type GatewayErrorFacts } from '../types';
 
 // Asaas API v3 (shared/gateways/asaas.md, docs/gateways/asaas.md). Amounts are reais; every payment needs a
 // customer; no idempotency header exists (the charge id goes in externalReference instead). Extra calls:
@@ -23,16 +23,13 @@ export function declineCodeOf(description: string): DeclineCode {
   return DECLINE_REASONS.find(([re]) => re.test(description))?.[1] ?? 'card_declined';
 }
 
-function classifyError(reply: GatewayReply, gateway: CallContext['gateway']): GatewayFailure {
-  const errors = (reply.json as { errors?: Array<{ code?: string; description?: string }> } | undefined)?.errors;
-  const items = Array.isArray(errors) ? errors : [];
-  const card = items.find((e) => e?.code === 'invalid_creditCard');
-  if (reply.status === 400 && card && !VALIDATION_WORDING.test(card.description ?? '')) {
-    const description = card.description || 'Transação não autorizada.';
-    return new GatewayFailure('decline', gateway, description, { status: 400, body: reply.json, declineCode: declineCodeOf(description) });
+/** The facts come from mappings/asaas/error.response: code invalid_creditCard when any item has it, its text first. */
+function classifyError(reply: GatewayReply, gateway: CallContext['gateway'], facts: GatewayErrorFacts): GatewayFailure {
+  if (reply.status === 400 && facts.code === 'invalid_creditCard' && !VALIDATION_WORDING.test(facts.message ?? '')) {
+    const description = facts.message || 'Transação não autorizada.';
+    return new GatewayFailure('decline', gateway, description, { status: 400, body: reply.json, error: facts, declineCode: declineCodeOf(description) });
   }
-  const text = items.map((e) => e?.description).filter(Boolean).join(' ');
-  return classifyHttpError(reply, gateway, text || gatewayText(reply));
+  return classifyHttpError(reply, gateway, facts);
 }
 
 const transport: Transport = {

@@ -1,5 +1,5 @@
 import { capabilityTable } from '../capabilities';
-import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import type { GatewayReply } from '../http-client';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from '../types';
 
@@ -11,27 +11,15 @@ const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.accessToken ?? ''}` }),
   // Required on POST /v1/payments and refunds; the SDK sends one on every write, and so do we.
   idempotencyHeader: 'x-idempotency-key',
-  // Declines are HTTP 201 with status rejected (normalizeCharge turns them into decline failures), so
-  // every non-2xx here is an error proper: {message, error, status, cause: [{code, description}]}.
-  classifyError: (reply, gateway) => classifyHttpError(reply, gateway, errorText(reply)),
+  // Declines are HTTP 201 with status rejected (normalizeCharge turns them into decline failures), so every
+  // non-2xx here is an error proper, classified by HTTP status; mappings/mercadopago/error.response reads
+  // {message, error, status, cause: [{code, description}]} into the message (with the cause codes) and code.
 };
-
-/** MP's message plus its cause codes: the code says more than the message (e.g. 4292, 2063). */
-function errorText(reply: GatewayReply): string {
-  const body = reply.json as { message?: string; cause?: Array<{ code?: unknown; description?: string }> } | undefined;
-  if (!body || typeof body.message !== 'string') return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
-  const causes = (Array.isArray(body.cause) ? body.cause : [])
-    .filter((c) => c && c.code !== undefined)
-    .map((c) => (c.description && c.description !== body.message ? `${c.code} ${c.description}` : String(c.code)));
-  return causes.length ? `${body.message} (cause ${causes.join('; ')})` : body.message;
-}
 
 const paymentPath = (ref: ChargeRef) => `/v1/payments/${encodeURIComponent(ref.externalId)}`;
 
-function causeCodes(body: unknown): string[] {
-  const cause = (body as { cause?: Array<{ code?: unknown }> } | undefined)?.cause;
-  return Array.isArray(cause) ? cause.map((c) => String(c?.code)) : [];
-}
+// Cause 101: a customer with this e-mail exists already (mercadopago.md section 4).
+const CUSTOMER_EXISTS = '101';
 
 /** Raw card data goes to POST /v1/card_tokens first; a given token (or no card number) skips it. */
 async function tokenizeCard(ctx: CallContext, charge: NormalizedCharge): Promise<string | undefined> {
@@ -132,7 +120,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
     try {
       return await normalizeCustomer(ctx, await send(ctx, transport, { method: 'POST', path: '/v1/customers', body, idempotencyKey: ctx.idempotencyKey }));
     } catch (err) {
-      if (!(err instanceof GatewayFailure && err.kind === 'invalid_request' && causeCodes(err.info.body).includes('101'))) throw err;
+      if (!(err instanceof GatewayFailure && err.kind === 'invalid_request' && err.info.error?.codes?.includes(CUSTOMER_EXISTS))) throw err;
       const search = await send(ctx, transport, { method: 'GET', path: `/v1/customers/search?email=${encodeURIComponent(customer.email)}` });
       const existing = (search.json as { results?: unknown[] } | undefined)?.results?.[0];
       if (!existing) throw err;

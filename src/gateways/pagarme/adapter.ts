@@ -11,6 +11,7 @@ const transport: Transport = {
   // HTTP Basic with the secret key as user and an empty password (the trailing colon matters).
   authHeaders: (credentials) => ({ authorization: `Basic ${Buffer.from(`${credentials.secretKey ?? ''}:`).toString('base64')}` }),
   idempotencyHeader: 'idempotency-key',
+  // Errors: classified by HTTP status; mappings/pagarme/error.response reads the text ({message, errors}).
 };
 
 function chargeIdOf(ctx: CallContext, ref: ChargeRef): string {

@@ -1,6 +1,5 @@
 import { capabilityTable } from '../capabilities';
-import { classifyHttpError, normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
-import type { GatewayReply } from '../http-client';
+import { normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from '../types';
 
@@ -13,18 +12,9 @@ const bindingsOf = (ctx: CallContext) => ({ amountUnit: pagbankAmountUnit(ctx.wi
 const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
   idempotencyHeader: 'x-idempotency-key',
-  // Declines are HTTP 201 with a DECLINED charge (normalizeCharge handles them); errors here are
-  // {error_messages: [{code, description, parameter_name}]}, whose description alone ("invalid_parameter")
-  // says little, so the message names the code and parameter too.
-  classifyError: (reply, gateway) => classifyHttpError(reply, gateway, errorText(reply)),
+  // Declines are HTTP 201 with a DECLINED charge (normalizeCharge handles them), so errors are classified by
+  // HTTP status; mappings/pagbank/error.response reads {error_messages: [{code, description, parameter_name}]}.
 };
-
-function errorText(reply: GatewayReply): string {
-  const first = (reply.json as { error_messages?: Array<Record<string, string>> } | undefined)?.error_messages?.[0];
-  if (!first) return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
-  const what = [first.code, first.description ?? first.error].filter(Boolean).join(' ');
-  return first.parameter_name ? `${what} (${first.parameter_name})` : what;
-}
 
 const orderIdOf = (ref: ChargeRef): string | undefined => ref.refs?.orderId ?? (ref.externalId.startsWith('ORDE_') ? ref.externalId : undefined);
 

@@ -10,7 +10,9 @@ import { GatewayFailure, type ChargeRef, type GatewayAdapter } from '../types';
 const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.apiKey ?? ''}` }),
   idempotencyHeader: 'idempotency-key',
-  // Errors: the default classification by HTTP status (401/403 auth, 404, 429, 5xx); declines are 201 payments.
+  // Errors: the default classification by HTTP status (401/403 auth, 404, 429, 5xx) over what
+  // mappings/template/error.response reads from the body; declines are 201 payments. A gateway whose declines are
+  // HTTP errors adds classifyError(reply, gateway, facts) here, deciding from the facts, never reading the body.
 };
 
 const paymentPath = (ref: ChargeRef, action = '') => `/v1/payments/${encodeURIComponent(ref.externalId)}${action}`;
