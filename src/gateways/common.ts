@@ -1,6 +1,6 @@
 import type { GatewayReply } from './http-client';
 import {
-  GatewayFailure, type CallContext, type ChargeOutcome, type DeclineCode, type NormalizedChargeResult,
+  GatewayFailure, type CallContext, type ChargeOutcome, type DeclineCode, type GatewayErrorFacts, type NormalizedChargeResult,
   type NormalizedCustomerResult, type CustomerOutcome, type RefundResult,
 } from './types';
 
@@ -17,8 +17,11 @@ export interface Transport {
   encodeBody?(body: unknown): { contentType: string; payload: string };
   /** The gateway's own idempotency header, if it has one. */
   idempotencyHeader?: string;
-  /** Turn a non-2xx reply into an internal failure. Default: `classifyHttpError`. */
-  classifyError?(reply: GatewayReply, gateway: CallContext['gateway']): GatewayFailure;
+  /**
+   * Turn a non-2xx reply into an internal failure, from what the gateway's `error.response` mapping read out of
+   * its body. Default: `classifyHttpError` (by HTTP status).
+   */
+  classifyError?(reply: GatewayReply, gateway: CallContext['gateway'], facts: GatewayErrorFacts): GatewayFailure;
 }
 
 export interface SendOptions {
@@ -46,7 +49,8 @@ export async function send(ctx: CallContext, transport: Transport, opts: SendOpt
     gateway: ctx.gateway, method: opts.method, url: ctx.baseUrl + opts.path, headers, body: payload, timeoutMs: ctx.timeoutMs, deadline: ctx.deadline,
   });
   if (reply.status < 200 || reply.status >= 300) {
-    const failure = (transport.classifyError ?? classifyHttpError)(reply, ctx.gateway);
+    const facts = await readError(ctx, reply);
+    const failure = (transport.classifyError ?? classifyHttpError)(reply, ctx.gateway, facts);
     // A 5xx on a write proves nothing: the gateway may have acted before failing to answer.
     if (reply.status >= 500 && opts.method !== 'GET' && !failure.info.ambiguous) {
       throw new GatewayFailure(failure.kind, failure.gateway, failure.message, { ...failure.info, ambiguous: true });
@@ -61,9 +65,10 @@ export async function send(ctx: CallContext, transport: Transport, opts: SendOpt
   return reply;
 }
 
-/** Status-based classification every gateway shares; `message` is the gateway's own text. */
-export function classifyHttpError(reply: GatewayReply, gateway: CallContext['gateway'], message = gatewayText(reply)): GatewayFailure {
-  const info = { status: reply.status, body: reply.json ?? reply.text.slice(0, 500) };
+/** Status-based classification every gateway shares; the message is the gateway's own text (`messageOf`). */
+export function classifyHttpError(reply: GatewayReply, gateway: CallContext['gateway'], facts: GatewayErrorFacts = {}): GatewayFailure {
+  const message = messageOf(reply, facts);
+  const info = { status: reply.status, body: reply.json ?? reply.text.slice(0, 500), error: facts };
   if (reply.status === 401 || reply.status === 403) return new GatewayFailure('auth', gateway, message, info);
   if (reply.status === 404) return new GatewayFailure('not_found', gateway, message, info);
   if (reply.status === 429) return new GatewayFailure('rate_limited', gateway, message, info);
@@ -71,15 +76,25 @@ export function classifyHttpError(reply: GatewayReply, gateway: CallContext['gat
   return new GatewayFailure('invalid_request', gateway, message, info);
 }
 
-/** Best-effort readable text from a gateway error body (each gateway nests it differently). */
-export function gatewayText(reply: GatewayReply): string {
-  const b = reply.json as any;
-  const candidates = [
-    b?.error?.message, b?.message, b?.errors?.[0]?.description, b?.error_messages?.[0]?.description,
-    b?.cause?.[0]?.description, typeof b?.error === 'string' ? b.error : undefined,
-  ];
-  const text = candidates.find((c) => typeof c === 'string' && c.length > 0);
-  return text ?? (reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200));
+/**
+ * The gateway's error body read by its `error.response` mapping (each gateway nests its text and codes
+ * differently; the mapping knows where). A body that is not JSON, or a mapping that fails, gives no facts: the
+ * gateway's error must never be hidden behind a mapping problem.
+ */
+export async function readError(ctx: CallContext, reply: GatewayReply): Promise<GatewayErrorFacts> {
+  if (reply.json === undefined || reply.json === null) return {};
+  try {
+    const facts = await ctx.mappings.evaluate<GatewayErrorFacts | undefined>('error.response', { status: reply.status, body: reply.json });
+    return facts && typeof facts === 'object' ? facts : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The gateway's text from the facts; else the raw body's start, else the status. */
+export function messageOf(reply: GatewayReply, facts: GatewayErrorFacts): string {
+  if (typeof facts.message === 'string' && facts.message.length > 0) return facts.message;
+  return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
 }
 
 /**

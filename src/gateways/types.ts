@@ -218,6 +218,27 @@ export interface GatewayAdapter {
   createCustomer(ctx: CallContext, customer: NormalizedCustomer): Promise<CustomerOutcome>;
 }
 
+/**
+ * What an `error.response` mapping reads out of a gateway's error body (input `{status, body}`): where that gateway
+ * puts its text and codes. The adapter's classification decides what the facts mean (auth, decline, ...).
+ */
+export interface GatewayErrorFacts {
+  /** The gateway's own text, as RouteGate shows it. */
+  message?: string;
+  /** The gateway's error code (the one that says most, where a body lists several). */
+  code?: string;
+  /** Every code the body lists, in its order. */
+  codes?: string[];
+  /** The gateway's error category, where it has one apart from the code (e.g. card_error, bad_request). */
+  type?: string;
+  /** The issuer's reason where the gateway gives one apart from `code`; the gateway's word, not RouteGate's. */
+  declineCode?: string;
+  /** The request fields the gateway blames. */
+  params?: string[];
+  /** A charge the error body still carries: the gateway created it before refusing (a decline answered as an error). */
+  charge?: unknown;
+}
+
 /** Internal failure kinds; src/charges/outcomes.ts maps them to public errors in one place. */
 export type FailureKind =
   | 'unreachable' // no connection, or the socket died before any response
@@ -239,6 +260,7 @@ export class GatewayFailure extends Error {
     public readonly info: {
       status?: number; // gateway HTTP status
       body?: unknown; // gateway body as received (may be undefined)
+      error?: GatewayErrorFacts; // what mappings/<gateway>/error.response read from the body
       declineCode?: DeclineCode;
       normalized?: NormalizedChargeResult; // for declines that still created a charge at the gateway
       /** true when the request may have reached the gateway (ambiguous outcome). */

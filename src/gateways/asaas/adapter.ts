@@ -1,7 +1,7 @@
 import { capabilityTable } from '../capabilities';
-import { classifyHttpError, gatewayText, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import type { GatewayReply } from '../http-client';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter } from '../types';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type DeclineCode, type GatewayAdapter, type GatewayErrorFacts } from '../types';
 
 // Asaas API v3 (shared/gateways/asaas.md, docs/gateways/asaas.md). Amounts are reais; every payment needs a
 // customer; no idempotency header exists (the charge id goes in externalReference instead). Extra calls:
@@ -23,16 +23,13 @@ export function declineCodeOf(description: string): DeclineCode {
   return DECLINE_REASONS.find(([re]) => re.test(description))?.[1] ?? 'card_declined';
 }
 
-function classifyError(reply: GatewayReply, gateway: CallContext['gateway']): GatewayFailure {
-  const errors = (reply.json as { errors?: Array<{ code?: string; description?: string }> } | undefined)?.errors;
-  const items = Array.isArray(errors) ? errors : [];
-  const card = items.find((e) => e?.code === 'invalid_creditCard');
-  if (reply.status === 400 && card && !VALIDATION_WORDING.test(card.description ?? '')) {
-    const description = card.description || 'Transação não autorizada.';
-    return new GatewayFailure('decline', gateway, description, { status: 400, body: reply.json, declineCode: declineCodeOf(description) });
+/** The facts come from mappings/asaas/error.response: code invalid_creditCard when any item has it, its text first. */
+function classifyError(reply: GatewayReply, gateway: CallContext['gateway'], facts: GatewayErrorFacts): GatewayFailure {
+  if (reply.status === 400 && facts.code === 'invalid_creditCard' && !VALIDATION_WORDING.test(facts.message ?? '')) {
+    const description = facts.message || 'Transação não autorizada.';
+    return new GatewayFailure('decline', gateway, description, { status: 400, body: reply.json, error: facts, declineCode: declineCodeOf(description) });
   }
-  const text = items.map((e) => e?.description).filter(Boolean).join(' ');
-  return classifyHttpError(reply, gateway, text || gatewayText(reply));
+  return classifyHttpError(reply, gateway, facts);
 }
 
 const transport: Transport = {
@@ -77,8 +74,9 @@ async function lookupCharge(ctx: CallContext, reference: string): Promise<Charge
   return payment ? normalizePayment(ctx, { ...reply, json: payment }) : null;
 }
 
-async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: string): Promise<ChargeOutcome> {
-  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+/** POST .../refund: a refund (refund.request) or the release of a card pre-authorization (cancel.request). */
+async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: 'refund' | 'cancel'): Promise<ChargeOutcome> {
+  const body = await ctx.mappings.evaluate(`${suffix}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId });
   const path = `${paymentPath(ref.externalId)}/refund`;
   const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${suffix}` });
   const outcome = await normalizePayment(ctx, reply);
@@ -128,6 +126,7 @@ export const asaasAdapter: GatewayAdapter = {
   async captureCharge(ctx, ref, amount) {
     if (amount !== undefined && amount !== ref.amount) throw unsupported('asaas captures the whole pre-authorized amount only');
     const path = `${paymentPath(ref.externalId)}/captureAuthorizedPayment`;
+    // No body: captureAuthorizedPayment takes none and always captures the whole authorization (asaas.md section 3).
     return normalizePayment(ctx, await send(ctx, transport, { method: 'POST', path, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
   },
 
@@ -135,6 +134,7 @@ export const asaasAdapter: GatewayAdapter = {
     // Asaas releases a card pre-authorization through the refund endpoint; an open pix/boleto is deleted,
     // and DELETE answers {deleted, id} only, so the payment (kept with deleted:true) is read back.
     if (isCard(ref)) return refund(ctx, ref, undefined, 'cancel');
+    // No body: DELETE /v3/payments/{id} takes none.
     await send(ctx, transport, { method: 'DELETE', path: paymentPath(ref.externalId), idempotencyKey: `${ctx.idempotencyKey}-cancel` });
     return retrieveCharge(ctx, ref);
   },

@@ -1,7 +1,6 @@
 import { capabilityTable } from '../capabilities';
-import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import type { GatewayReply } from '../http-client';
-import { toMajor } from '../../mapping/functions';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from '../types';
 
 // Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). One payment per charge, numeric id as the
@@ -12,27 +11,15 @@ const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.accessToken ?? ''}` }),
   // Required on POST /v1/payments and refunds; the SDK sends one on every write, and so do we.
   idempotencyHeader: 'x-idempotency-key',
-  // Declines are HTTP 201 with status rejected (normalizeCharge turns them into decline failures), so
-  // every non-2xx here is an error proper: {message, error, status, cause: [{code, description}]}.
-  classifyError: (reply, gateway) => classifyHttpError(reply, gateway, errorText(reply)),
+  // Declines are HTTP 201 with status rejected (normalizeCharge turns them into decline failures), so every
+  // non-2xx here is an error proper, classified by HTTP status; mappings/mercadopago/error.response reads
+  // {message, error, status, cause: [{code, description}]} into the message (with the cause codes) and code.
 };
-
-/** MP's message plus its cause codes: the code says more than the message (e.g. 4292, 2063). */
-function errorText(reply: GatewayReply): string {
-  const body = reply.json as { message?: string; cause?: Array<{ code?: unknown; description?: string }> } | undefined;
-  if (!body || typeof body.message !== 'string') return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
-  const causes = (Array.isArray(body.cause) ? body.cause : [])
-    .filter((c) => c && c.code !== undefined)
-    .map((c) => (c.description && c.description !== body.message ? `${c.code} ${c.description}` : String(c.code)));
-  return causes.length ? `${body.message} (cause ${causes.join('; ')})` : body.message;
-}
 
 const paymentPath = (ref: ChargeRef) => `/v1/payments/${encodeURIComponent(ref.externalId)}`;
 
-function causeCodes(body: unknown): string[] {
-  const cause = (body as { cause?: Array<{ code?: unknown }> } | undefined)?.cause;
-  return Array.isArray(cause) ? cause.map((c) => String(c?.code)) : [];
-}
+// Cause 101: a customer with this e-mail exists already (mercadopago.md section 4).
+const CUSTOMER_EXISTS = '101';
 
 /** Raw card data goes to POST /v1/card_tokens first; a given token (or no card number) skips it. */
 async function tokenizeCard(ctx: CallContext, charge: NormalizedCharge): Promise<string | undefined> {
@@ -68,9 +55,10 @@ async function lookupCharge(ctx: CallContext, reference: string): Promise<Charge
   return payment ? normalizeCharge(ctx, { ...reply, json: payment }) : null;
 }
 
-/** PUT /v1/payments/{id}: the one update route for capture and cancel. */
-async function updatePayment(ctx: CallContext, ref: ChargeRef, body: Record<string, unknown>, action: string): Promise<ChargeOutcome> {
+/** PUT /v1/payments/{id}: the one update route for capture and cancel; the body is the action's mapping. */
+async function updatePayment(ctx: CallContext, ref: ChargeRef, action: 'capture' | 'cancel', amount?: number): Promise<ChargeOutcome> {
   requireCredential(ctx, 'accessToken');
+  const body = await ctx.mappings.evaluate(`${action}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId });
   const reply = await send(ctx, transport, { method: 'PUT', path: paymentPath(ref), body, idempotencyKey: `${ctx.idempotencyKey}-${action}` });
   return normalizeCharge(ctx, reply);
 }
@@ -107,11 +95,10 @@ export const mercadopagoAdapter: GatewayAdapter = {
   retrieveCharge,
   lookupCharge,
 
-  // A partial capture names the amount in reais; MP releases the rest of the reserve.
-  captureCharge: (ctx, ref, amount) =>
-    updatePayment(ctx, ref, amount === undefined ? { capture: true } : { capture: true, transaction_amount: toMajor(amount) }, 'capture'),
+  // A partial capture names the amount (capture.request converts it to reais); MP releases the rest of the reserve.
+  captureCharge: (ctx, ref, amount) => updatePayment(ctx, ref, 'capture', amount),
 
-  cancelCharge: (ctx, ref) => updatePayment(ctx, ref, { status: 'cancelled' }, 'cancel'),
+  cancelCharge: (ctx, ref) => updatePayment(ctx, ref, 'cancel'),
 
   // The refund answer is a refund object, not the payment: read the payment afterwards for its status and
   // transaction_amount_refunded. Replayed under the same key MP answers 200 with an empty body; then the
@@ -133,7 +120,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
     try {
       return await normalizeCustomer(ctx, await send(ctx, transport, { method: 'POST', path: '/v1/customers', body, idempotencyKey: ctx.idempotencyKey }));
     } catch (err) {
-      if (!(err instanceof GatewayFailure && err.kind === 'invalid_request' && causeCodes(err.info.body).includes('101'))) throw err;
+      if (!(err instanceof GatewayFailure && err.kind === 'invalid_request' && err.info.error?.codes?.includes(CUSTOMER_EXISTS))) throw err;
       const search = await send(ctx, transport, { method: 'GET', path: `/v1/customers/search?email=${encodeURIComponent(customer.email)}` });
       const existing = (search.json as { results?: unknown[] } | undefined)?.results?.[0];
       if (!existing) throw err;

@@ -11,6 +11,7 @@ const transport: Transport = {
   // HTTP Basic with the secret key as user and an empty password (the trailing colon matters).
   authHeaders: (credentials) => ({ authorization: `Basic ${Buffer.from(`${credentials.secretKey ?? ''}:`).toString('base64')}` }),
   idempotencyHeader: 'idempotency-key',
+  // Errors: classified by HTTP status; mappings/pagarme/error.response reads the text ({message, errors}).
 };
 
 function chargeIdOf(ctx: CallContext, ref: ChargeRef): string {
@@ -68,13 +69,14 @@ export const pagarmeAdapter: GatewayAdapter = {
 
   async captureCharge(ctx, ref, amount) {
     const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}/capture`;
-    const body = amount === undefined ? {} : { amount };
+    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
   },
 
   async cancelCharge(ctx, ref) {
+    const body = await ctx.mappings.evaluate('cancel.request', { ref, chargeId: ctx.chargeId });
     const path = `${API}/charges/${encodeURIComponent(chargeIdOf(ctx, ref))}`;
-    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body: {}, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'DELETE', path, body, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
   },
 
   async refundCharge(ctx, ref, amount) {

@@ -1,6 +1,5 @@
 import { capabilityTable } from '../capabilities';
-import { classifyHttpError, normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
-import type { GatewayReply } from '../http-client';
+import { normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from '../types';
 
@@ -13,18 +12,9 @@ const bindingsOf = (ctx: CallContext) => ({ amountUnit: pagbankAmountUnit(ctx.wi
 const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
   idempotencyHeader: 'x-idempotency-key',
-  // Declines are HTTP 201 with a DECLINED charge (normalizeCharge handles them); errors here are
-  // {error_messages: [{code, description, parameter_name}]}, whose description alone ("invalid_parameter")
-  // says little, so the message names the code and parameter too.
-  classifyError: (reply, gateway) => classifyHttpError(reply, gateway, errorText(reply)),
+  // Declines are HTTP 201 with a DECLINED charge (normalizeCharge handles them), so errors are classified by
+  // HTTP status; mappings/pagbank/error.response reads {error_messages: [{code, description, parameter_name}]}.
 };
-
-function errorText(reply: GatewayReply): string {
-  const first = (reply.json as { error_messages?: Array<Record<string, string>> } | undefined)?.error_messages?.[0];
-  if (!first) return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
-  const what = [first.code, first.description ?? first.error].filter(Boolean).join(' ');
-  return first.parameter_name ? `${what} (${first.parameter_name})` : what;
-}
 
 const orderIdOf = (ref: ChargeRef): string | undefined => ref.refs?.orderId ?? (ref.externalId.startsWith('ORDE_') ? ref.externalId : undefined);
 
@@ -45,12 +35,16 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeO
   return normalizeCharge(ctx, await send(ctx, transport, { method: 'GET', path }), extraOf(ref), bindingsOf(ctx));
 }
 
-/** POST /charges/{id}/{capture|cancel} with {amount: {value}} built by the refund.request mapping (the unit lives there). */
+/**
+ * POST /charges/{id}/{capture|cancel} with {amount: {value}}, built by the operation's mapping (capture.request,
+ * cancel.request, or refund.request: a refund is a cancel of part or all of a paid charge); the unit lives there.
+ */
 async function chargeAction(
-  ctx: CallContext, ref: ChargeRef, action: 'capture' | 'cancel', amount: number | undefined, remaining?: number, chargeId = chargeIdOf(ctx, ref),
+  ctx: CallContext, ref: ChargeRef, mapping: 'capture' | 'cancel' | 'refund', amount: number | undefined, remaining?: number, chargeId = chargeIdOf(ctx, ref),
 ): Promise<ChargeOutcome> {
   requireCredential(ctx, 'token');
-  const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId, remaining }, bindingsOf(ctx));
+  const action = mapping === 'capture' ? 'capture' : 'cancel';
+  const body = await ctx.mappings.evaluate(`${mapping}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId, remaining }, bindingsOf(ctx));
   const path = `/charges/${encodeURIComponent(chargeId)}/${action}`;
   const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${action}` });
   return normalizeCharge(ctx, reply, extraOf(ref), bindingsOf(ctx));
@@ -92,14 +86,14 @@ export const pagbankAdapter: GatewayAdapter = {
   captureCharge: (ctx, ref, amount) => chargeAction(ctx, ref, 'capture', amount),
 
   // Voids a pre-authorization or cancels a WAITING boleto: the full amount, which PagBank wants in the body.
-  cancelCharge: (ctx, ref) => chargeAction(ctx, ref, 'cancel', ref.amount),
+  cancelCharge: (ctx, ref) => chargeAction(ctx, ref, 'cancel', undefined),
 
   // Same route as cancel. Read the charge first: a full refund must name what is left, and a pix's
   // charge id is only known once paid. The cancel answer is the charge as it stands after the refund.
   async refundCharge(ctx, ref, amount) {
     const current = (await retrieveCharge(ctx, ref)).normalized;
     const chargeId = current.refs?.chargeId ?? chargeIdOf(ctx, ref);
-    const outcome = await chargeAction(ctx, ref, 'cancel', amount, current.paidAmount - current.refundedAmount, chargeId);
+    const outcome = await chargeAction(ctx, ref, 'refund', amount, current.paidAmount - current.refundedAmount, chargeId);
     return { ...outcome, refund: await normalizeRefund(ctx, outcome.raw, bindingsOf(ctx)) };
   },
 

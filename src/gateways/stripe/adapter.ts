@@ -4,7 +4,7 @@ import type { GatewayReply } from '../http-client';
 import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
 import { API_VERSION_SETTING, STRIPE_API_VERSION } from './wire';
 import {
-  GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type NormalizedCharge,
+  GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type GatewayErrorFacts, type NormalizedCharge,
   type NormalizedChargeResult, type PaymentMethod,
 } from '../types';
 
@@ -19,11 +19,12 @@ const WITH_CHARGE = '?expand[]=latest_charge';
 const BAD_CARD_DATA = new Set(['incorrect_number', 'invalid_number', 'invalid_expiry_month', 'invalid_expiry_year', 'invalid_cvc']);
 const SAME_CODE: DeclineCode[] = ['expired_card', 'incorrect_cvc', 'processing_error'];
 
-interface StripeErrorBody { type?: string; code?: string; decline_code?: string; message?: string; payment_intent?: unknown }
+// Stripe reports some rate limits and lock contention as 400 with these codes (stripe.md section 5).
+const RATE_LIMIT_CODES = new Set(['rate_limit', 'lock_timeout']);
 
 /** stripe.md section 5: insufficient_funds comes as decline_code; expired/cvc/processing as code; the rest is a decline. */
-export function stripeDeclineCode(err: StripeErrorBody): DeclineCode {
-  if (err.decline_code === 'insufficient_funds' || err.code === 'insufficient_funds') return 'insufficient_funds';
+export function stripeDeclineCode(err: GatewayErrorFacts): DeclineCode {
+  if (err.declineCode === 'insufficient_funds' || err.code === 'insufficient_funds') return 'insufficient_funds';
   const same = SAME_CODE.find((c) => c === err.code);
   return same ?? 'card_declined';
 }
@@ -38,18 +39,17 @@ const transport: Transport = {
     payload: qs.stringify(body, { encodeValuesOnly: true, arrayFormat: 'indices' }),
   }),
   idempotencyHeader: 'idempotency-key',
-  classifyError(reply, gateway) {
-    const err = (reply.json as { error?: StripeErrorBody } | undefined)?.error;
-    if (reply.status === 402 && err?.type === 'card_error' && !BAD_CARD_DATA.has(err.code ?? '')) {
+  // The facts come from mappings/stripe/error.response ({error: {type, code, decline_code, message, param, payment_intent}}).
+  classifyError(reply, gateway, err) {
+    if (reply.status === 402 && err.type === 'card_error' && !BAD_CARD_DATA.has(err.code ?? '')) {
       return new GatewayFailure('decline', gateway, err.message ?? 'Your card was declined.', {
-        status: reply.status, body: reply.json, declineCode: stripeDeclineCode(err),
+        status: reply.status, body: reply.json, error: err, declineCode: stripeDeclineCode(err),
       });
     }
-    // Stripe reports some rate limits and lock contention as 400 with these codes (stripe.md section 5).
-    if (err?.code === 'rate_limit' || err?.code === 'lock_timeout') {
-      return new GatewayFailure('rate_limited', gateway, err.message ?? 'rate limited', { status: reply.status, body: reply.json });
+    if (RATE_LIMIT_CODES.has(err.code ?? '')) {
+      return new GatewayFailure('rate_limited', gateway, err.message ?? 'rate limited', { status: reply.status, body: reply.json, error: err });
     }
-    return classifyHttpError(reply, gateway);
+    return classifyHttpError(reply, gateway, err);
   },
 };
 
@@ -84,7 +84,7 @@ async function payerCustomer(ctx: CallContext, charge: NormalizedCharge): Promis
 /** A 402 decline still created a PaymentIntent (error.payment_intent): normalize it so the charge is stored. */
 async function withDeclinedIntent(ctx: CallContext, err: unknown, paymentMethod: PaymentMethod): Promise<unknown> {
   if (!(err instanceof GatewayFailure) || err.kind !== 'decline') return err;
-  const pi = (err.info.body as { error?: StripeErrorBody } | undefined)?.error?.payment_intent;
+  const pi = err.info.error?.charge;
   if (!pi) return err;
   let normalized: NormalizedChargeResult;
   try {
@@ -157,13 +157,13 @@ export const stripeAdapter: GatewayAdapter = {
   lookupCharge,
 
   async captureCharge(ctx, ref, amount) {
-    const body = { ...(amount === undefined ? {} : { amount_to_capture: amount }), expand: ['latest_charge'] };
+    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: intentPath(ref, '/capture'), body, idempotencyKey: `${ctx.idempotencyKey}-capture` });
     return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
   },
 
   async cancelCharge(ctx, ref) {
-    const body = { cancellation_reason: 'requested_by_customer', expand: ['latest_charge'] };
+    const body = await ctx.mappings.evaluate('cancel.request', { ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: intentPath(ref, '/cancel'), body, idempotencyKey: `${ctx.idempotencyKey}-cancel` });
     return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
   },

@@ -10,7 +10,9 @@ import { GatewayFailure, type ChargeRef, type GatewayAdapter } from '../types';
 const transport: Transport = {
   authHeaders: (credentials) => ({ authorization: `Bearer ${credentials.apiKey ?? ''}` }),
   idempotencyHeader: 'idempotency-key',
-  // Errors: the default classification by HTTP status (401/403 auth, 404, 429, 5xx); declines are 201 payments.
+  // Errors: the default classification by HTTP status (401/403 auth, 404, 429, 5xx) over what
+  // mappings/template/error.response reads from the body; declines are 201 payments. A gateway whose declines are
+  // HTTP errors adds classifyError(reply, gateway, facts) here, deciding from the facts, never reading the body.
 };
 
 const paymentPath = (ref: ChargeRef, action = '') => `/v1/payments/${encodeURIComponent(ref.externalId)}${action}`;
@@ -45,12 +47,14 @@ export const templateAdapter: GatewayAdapter = {
   },
 
   async captureCharge(ctx, ref, amount) {
-    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref });
+    const body = await ctx.mappings.evaluate('capture.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path: paymentPath(ref, '/capture'), body, idempotencyKey: `${ctx.idempotencyKey}-capture` }));
   },
 
+  // Every call with a body has a mapping; a call whose real API takes no body sends none and says so here.
   async cancelCharge(ctx, ref) {
-    return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path: paymentPath(ref, '/cancel'), body: {}, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
+    const body = await ctx.mappings.evaluate('cancel.request', { ref, chargeId: ctx.chargeId });
+    return normalizeCharge(ctx, await send(ctx, transport, { method: 'POST', path: paymentPath(ref, '/cancel'), body, idempotencyKey: `${ctx.idempotencyKey}-cancel` }));
   },
 
   async refundCharge(ctx, ref, amount) {
