@@ -14,7 +14,7 @@ import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { REDACT_PATHS, clientRequestId, requestSerializer } from './lib/redact';
 import { chargeRoutes } from './charges/routes';
-import { loadMappings } from './mapping/loader';
+import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
 import { ChargeService, type GatewayDeps } from './charges/orchestrator';
 import { Reconciler } from './charges/reconciler';
@@ -56,6 +56,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   // Mappings compile before anything opens: a broken file stops start-up naming it.
   const mappings = loadMappings(config.mappingsDir);
+  assertShippedMappings(config.mappingsDir, mappings);
   const store = opts.store ?? openStore(config.dbPath);
   const vault = new CredentialVault(store, config.masterKey);
   try {

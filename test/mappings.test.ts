@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runFixtures } from '../src/mapping/fixtures';
-import { loadMappings, MappingLoadError } from '../src/mapping/loader';
+import { assertShippedMappings, loadMappings, MappingLoadError } from '../src/mapping/loader';
 import { toMajor, toMinor } from '../src/mapping/functions';
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -165,5 +165,17 @@ test('npm start refuses to start when a fixture fails; the emergency override st
     assert.ok(loud, JSON.stringify(lines));
     assert.equal(loud.level, 50, 'logged at error level');
     assert.ok(loud.failingFixtures.some((f: string) => f.startsWith('mercadopago/fixtures/refund.request/')));
+  }
+});
+
+test('an operator mappings folder missing a mapping this version ships is refused at start-up, naming the file to copy', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-mappings-'));
+  try {
+    fs.cpSync(MAPPINGS_DIR, dir, { recursive: true });
+    assert.doesNotThrow(() => assertShippedMappings(dir, loadMappings(dir)));
+    fs.rmSync(path.join(dir, 'pagarme', 'capture.request.jsonata'));
+    assert.throws(() => assertShippedMappings(dir, loadMappings(dir)), (e: Error) => e instanceof MappingLoadError && /pagarme\/capture\.request\.jsonata is missing.*copy it/.test(e.message));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -150,3 +150,22 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
   if (problems.length) throw new MappingLoadError(problems);
   return registry;
 }
+
+/**
+ * An operator's own mappings folder (ROUTEGATE_MAPPINGS_DIR) must hold, for each gateway it has, every mapping this
+ * version ships: one missing would fail only when a charge first needs it (a capture, a refund), so it stops
+ * start-up instead.
+ */
+export function assertShippedMappings(dir: string, registry: MappingRegistry): void {
+  if (path.resolve(dir) === path.resolve(MAPPINGS_DIR)) return;
+  const problems: string[] = [];
+  for (const [gateway, set] of registry) {
+    const shipped = path.join(MAPPINGS_DIR, gateway);
+    // A gateway without a folder there at all is not served (GET /ready says so); a folder that lacks a file is an upgrade miss.
+    if (!fs.existsSync(shipped) || set.names().length === 0) continue;
+    for (const f of fs.readdirSync(shipped).filter((name) => name.endsWith('.jsonata') && !set.has(name.slice(0, -'.jsonata'.length)))) {
+      problems.push(`${path.join(dir, gateway, f)} is missing: this version of RouteGate ships mappings/${gateway}/${f}; copy it into ${dir}`);
+    }
+  }
+  if (problems.length) throw new MappingLoadError(problems);
+}
