@@ -1,7 +1,7 @@
 import type { Store } from '../store';
 import type { SettingsRow } from '../store/accounts';
 import type { CredentialVault } from '../accounts/credential-vault';
-import { ADAPTERS } from '../gateways/registry';
+import { ADAPTERS, tokenIssuer } from '../gateways/registry';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import type { ChargeRequirement, NormalizedCharge } from '../gateways/types';
 import { rgError, type ErrorExtra, type ErrorParams, type RouteGateError } from '../errors';
@@ -52,7 +52,10 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
   const customerOwner = request.customerId
     ? ((store.customers.byExternalId(accountId, request.customerId)?.gateway as GatewayId | undefined) ?? first)
     : undefined;
-  const hasToken = !!(request.creditCard?.token || request.creditCard?.paymentMethodId);
+  const token = request.creditCard?.token || request.creditCard?.paymentMethodId;
+  const hasToken = !!token;
+  // A token belongs to the gateway that issued it: the one its native prefix names, else the first choice.
+  const tokenHome = (token && tokenIssuer(token)) || first;
   const hasRecipientId = (request as { split?: Array<{ recipient_id?: string }> }).split?.some((s) => s.recipient_id) ?? false;
   const payer = knownPayer(store, accountId, request);
 
@@ -69,8 +72,8 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (!chargesCurrency(adapter.currencies, request.paymentMethod, request.currency)) {
       return skip('CURRENCY_NOT_SUPPORTED', rgError('CURRENCY_NOT_SUPPORTED', { gateway, method: method.replace('_', ' '), currency: request.currency }, extra));
     }
-    if (hasToken && gateway !== first) {
-      return skip('CARD_TOKEN_NOT_PORTABLE', rgError('CARD_TOKEN_NOT_PORTABLE', { owner: first, gateway }, extra));
+    if (hasToken && gateway !== tokenHome) {
+      return skip('CARD_TOKEN_NOT_PORTABLE', rgError('CARD_TOKEN_NOT_PORTABLE', { owner: tokenHome, gateway }, extra));
     }
     if (hasRecipientId && gateway !== first) {
       return skip('SPLIT_RECIPIENT_UNAVAILABLE', rgError('SPLIT_RECIPIENT_UNAVAILABLE', { owner: first, gateway }, extra));

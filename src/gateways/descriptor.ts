@@ -44,6 +44,11 @@ export interface GatewayDescriptor {
   /** The gateway emulator (a fastify plugin mounted under /<id>), following the real API. */
   emulator: EmulatorPlugin;
   credentials: Readonly<Record<string, CredentialField>>;
+  /**
+   * Native id prefixes of the card tokens and saved payment methods this gateway issues (only ones no other gateway
+   * uses): a token carrying one is only ever sent to this gateway, whatever the account's primary.
+   */
+  tokenPrefixes?: readonly string[];
   /** Credentials the emulator accepts; the sandbox and the tests store them. */
   sandboxCredentials: Readonly<Record<string, string>>;
   wireSettings?: readonly WireSettingSpec[];

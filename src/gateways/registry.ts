@@ -31,3 +31,8 @@ export function descriptorOf(id: string): GatewayDescriptor | undefined {
 export function adapterFor(id: string): GatewayAdapter {
   return BY_ID.get(id)!.adapter;
 }
+
+/** The gateway that issued a card token or saved payment method, when its prefix says so (descriptor.tokenPrefixes). */
+export function tokenIssuer(token: string): string | undefined {
+  return GATEWAYS.find((g) => g.tokenPrefixes?.some((prefix) => token.startsWith(prefix)))?.id;
+}

@@ -83,6 +83,21 @@ describe('fallback', () => {
     assert.deepEqual(stored.body.data.attempts.map((a: { errorCode: string }) => a.errorCode), ['GATEWAY_ERROR', 'CARD_TOKEN_NOT_PORTABLE']);
   });
 
+  test('a token whose native prefix names its issuer only goes there, whatever the primary', async () => {
+    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const before = (await e2e.control.requests('pagarme')).length;
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.gateway, 'stripe');
+    assert.equal((await e2e.control.requests('pagarme')).length, before, 'a Stripe payment method never goes to Pagar.me');
+    const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
+    assert.deepEqual(stored.body.data.attempts.map((a: { errorCode: string | null; outcome: string }) => a.errorCode ?? a.outcome), ['CARD_TOKEN_NOT_PORTABLE', 'success']);
+    const alone = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const refused = await e2e.call('POST', '/api/v1/charges', { key: alone, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
+    expectError(refused, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
+    assert.match(refused.body.error.message, /stripe/);
+  });
+
   test('a gateway that needs the buyer inline is skipped without a call when the charge has none', async () => {
     const key = e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['stripe'] });
     const before = (await e2e.control.requests('pagbank')).length;

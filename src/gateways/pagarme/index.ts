@@ -9,6 +9,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_2'],
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
+  tokenPrefixes: ['token_'],
   credentials: {
     secretKey: { required: true, secret: true, pattern: '^sk_', description: 'secret key, sk_test_... or sk_...' },
     webhookSecret: { required: true, secret: true, description: 'HMAC secret for x-hub-signature' },

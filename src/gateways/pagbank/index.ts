@@ -10,6 +10,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_5', 'pagseguro'],
   adapter: pagbankAdapter,
   emulator: pagbankEmulator,
+  tokenPrefixes: ['CARD_'],
   credentials: {
     token: { required: true, secret: true, description: 'PagBank bearer token' },
     webhookSecret: { required: false, secret: true, description: 'optional; enables webhook validation' },

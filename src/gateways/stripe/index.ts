@@ -10,6 +10,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_1'],
   adapter: stripeAdapter,
   emulator: stripeEmulator,
+  tokenPrefixes: ['pm_', 'tok_', 'src_'],
   credentials: {
     secretKey: { required: true, secret: true, pattern: '^(sk|rk)_', description: 'secret key, sk_test_... or sk_live_...' },
     webhookSecret: { required: true, secret: true, pattern: '^whsec_', description: 'endpoint signing secret, whsec_...' },
