@@ -44,7 +44,7 @@ function startRouteGate(env: Record<string, string>): ChildProcess {
 }
 
 async function waitForHealth(url: string): Promise<void> {
-  const until = Date.now() + 15_000;
+  const until = Date.now() + 30_000;
   for (;;) {
     try {
       if ((await call(url, 'GET', '/health')).status === 200) return;
