@@ -1,10 +1,10 @@
-import { GATEWAYS } from './registry';
+import { GATEWAYS, GATEWAY_IDS } from './registry';
 
 import type { GatewayId } from './types';
 
 export type { GatewayId };
 
-export const GATEWAY_IDS: readonly GatewayId[] = GATEWAYS.map((g) => g.id);
+export { GATEWAY_IDS };
 
 // A Map, not an object literal: client input such as `__proto__` or `constructor` must find nothing.
 // DESIGN.md: every input place also accepts SPEC.md's neutral labels and the gateways' other names.

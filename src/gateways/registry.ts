@@ -18,18 +18,12 @@ const FOLDERS = [
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const GATEWAYS: readonly GatewayDescriptor[] = FOLDERS.map((folder) => (require(`./${folder}`) as { descriptor: GatewayDescriptor }).descriptor);
 
-const BY_ID = new Map(GATEWAYS.map((g) => [g.id, g]));
-
 export const GATEWAY_IDS: readonly string[] = GATEWAYS.map((g) => g.id);
 
 export const ADAPTERS: Readonly<Record<string, GatewayAdapter>> = Object.freeze(Object.fromEntries(GATEWAYS.map((g) => [g.id, g.adapter])));
 
-export function descriptorOf(id: string): GatewayDescriptor | undefined {
-  return BY_ID.get(id);
-}
-
 export function adapterFor(id: string): GatewayAdapter {
-  return BY_ID.get(id)!.adapter;
+  return ADAPTERS[id];
 }
 
 /** The gateway that issued a card token or saved payment method, when its prefix says so (descriptor.tokenPrefixes). */

@@ -8,11 +8,6 @@ import { GATEWAYS } from './registry';
 
 export class WireSettingError extends Error {}
 
-/** Every gateway's wire settings at their defaults. */
-export function defaultWireSettings(): WireSettings {
-  return parseWireSettings({});
-}
-
 /** Every declared wire setting from `env`, defaults filled in; a bad value throws naming the variable. */
 export function parseWireSettings(env: Record<string, string | undefined>): WireSettings {
   const out: Record<string, string> = {};

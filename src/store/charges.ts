@@ -120,6 +120,8 @@ export class ChargesRepository {
   private readonly unlockStmt;
   private readonly dueStmt;
   private readonly scheduleStmt;
+  private readonly processingCountStmt;
+  private readonly reconcileAttemptsStmt;
   private readonly updateStmts = new Map<string, import('better-sqlite3').Statement>();
 
   constructor(private readonly db: DB) {
@@ -139,6 +141,8 @@ export class ChargesRepository {
     this.unlockStmt = db.prepare('UPDATE charges SET lock_owner = NULL, lock_expires_at = NULL WHERE id = ? AND lock_owner = ?');
     this.dueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE status = 'processing' AND reconcile_after <= ?
       AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
+    this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
+    this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
   }
 
@@ -219,11 +223,11 @@ export class ChargesRepository {
   }
 
   processingCount(): number {
-    return this.db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck().get() as number;
+    return this.processingCountStmt.get() as number;
   }
 
   reconcileAttempts(id: string): number {
-    return (this.db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck().get(id) as number | undefined) ?? 0;
+    return (this.reconcileAttemptsStmt.get(id) as number | undefined) ?? 0;
   }
 
   attempts(chargeId: string): AttemptRecord[] {
