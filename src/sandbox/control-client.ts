@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import type { GatewayId } from '../gateways/registry-ids';
 import type { FaultKind, LedgerEntry, RecordedRequest } from './control';
+import type { WebhookDelivery } from './core/webhook-sender';
 
 /** A small client for an emulator server's /__control API (used by tests and users' own suites). */
 export class EmulatorControlClient {
@@ -49,6 +50,26 @@ export class EmulatorControlClient {
   /** Play the payer: settle a pending pix or boleto (id = the gateway's id, i.e. the charge's externalId). */
   pay(gateway: GatewayId, id: string): Promise<void> {
     return this.call('POST', '/pay', { gateway, id });
+  }
+
+  /** Registers the gateway's webhook endpoint (its dashboard setting) and/or the secret its webhooks are signed with. */
+  registerWebhook(gateway: GatewayId, endpoint: { url?: string; secret?: string }): Promise<void> {
+    return this.call('POST', '/webhooks', { gateway, ...endpoint });
+  }
+
+  /** Every webhook the emulators sent (one gateway's, or all), each with its attempts. */
+  async webhooks(gateway?: GatewayId): Promise<WebhookDelivery[]> {
+    const out = await this.call('GET', `/webhooks${gateway ? `?gateway=${gateway}` : ''}`);
+    return out.deliveries;
+  }
+
+  clearWebhooks(gateway?: GatewayId): Promise<void> {
+    return this.call('DELETE', `/webhooks${gateway ? `?gateway=${gateway}` : ''}`);
+  }
+
+  /** Shrinks the gateways' retry schedules by `timeScale` (default 0.001). */
+  webhookTimeScale(timeScale: number): Promise<void> {
+    return this.call('POST', '/webhooks/settings', { timeScale });
   }
 
   reset(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayId } from '../gateways/types';
+import { WebhookSender } from './core/webhook-sender';
 
 /**
  * Before the handler (the gateway never acts on the request): `latency` (then normal), `http500`, `http429`,
@@ -54,6 +55,9 @@ export interface RecordedRequest {
 export class EmulatorControl {
   /** The gateways served (the registry's ids); emulators import this module, so it never imports the registry. */
   constructor(readonly gateways: readonly GatewayId[]) {}
+
+  /** The emulators' webhook outbox and record (/__control/webhooks). */
+  readonly webhooks = new WebhookSender();
 
   private readonly faults = new Map<GatewayId, Fault[]>();
   private requests: RecordedRequest[] = [];
@@ -137,6 +141,7 @@ export class EmulatorControl {
   resetAll(): void {
     this.clearFaults();
     this.clearRequests();
+    this.webhooks.reset();
     for (const fn of this.resetters) fn();
   }
 

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import qs from 'qs';
 import { GATEWAYS, GATEWAY_IDS } from '../gateways/registry';
 import { EmulatorControl, applyAfterHandler, controlRoutes, recordAndApplyFault } from './control';
+import { webhookControlRoutes } from './webhook-routes';
 import type { WireSettings } from '../gateways/types';
 import { parseWireSettings } from '../gateways/wire';
 
@@ -43,11 +44,15 @@ export async function buildEmulatorApp(options: { logger?: boolean; wire?: WireS
 
   app.addHook('preHandler', (request, reply) => recordAndApplyFault(control, request, reply));
   app.addHook('onSend', (request, _reply, payload) => applyAfterHandler(control, request, payload));
-  app.addHook('onClose', async () => control.releaseHanging());
+  app.addHook('onClose', async () => {
+    control.releaseHanging();
+    await control.webhooks.stop();
+  });
 
   await app.register(controlRoutes, { prefix: '/__control', control });
+  await app.register(webhookControlRoutes, { prefix: '/__control', control });
   for (const g of GATEWAYS) {
-    await app.register(g.emulator, { prefix: `/${g.id}`, gateway: g.id, control, wire });
+    await app.register(g.emulator, { prefix: `/${g.id}`, gateway: g.id, control, wire, webhookSecret: g.sandboxCredentials.webhookSecret });
   }
   return { app, control };
 }

@@ -12,6 +12,7 @@ import { startEmulators, type EmulatorServer } from './emulators';
 import { parseWireSettings } from '../gateways/wire';
 import type { WireSettings } from '../gateways/types';
 import { listenOrExplain, ListenError } from '../lib/listen';
+import { webhookUrl } from '../accounts/webhook-urls';
 
 export { SANDBOX_CREDENTIALS } from './demo-account';
 
@@ -39,6 +40,11 @@ export interface SandboxOptions {
   logStream?: NodeJS.WritableStream;
   /** Delete the database first (`npm run sandbox -- --reset`); otherwise it is kept and shared with the CLI. */
   reset?: boolean;
+  /**
+   * Register the demo account's webhook URL (on the service as it listens) as every emulator's webhook endpoint, so
+   * a charge changing state at a gateway reaches the service's receiver. Default true.
+   */
+  webhooks?: boolean;
 }
 
 /** The service pointed at the five emulators, with a demo account holding credentials for all of them. */
@@ -77,6 +83,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const vault = app.vault;
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
   app.store.accounts.saveSettings(account.id, demoSettings(app.store.accounts.settings(account.id)));
+  // What a merchant pastes in each gateway's dashboard; the emulators sign with the sandbox credentials'
+  // webhookSecret, which the demo account holds. The service's own URL, not ROUTEGATE_PUBLIC_URL: that one may
+  // name a port chosen before listening or a public host this machine does not answer for.
+  if (opts.webhooks !== false) {
+    const token = app.store.accounts.get(account.id)!.webhookToken;
+    for (const g of GATEWAY_IDS) emulators.control.webhooks.register(g, { url: webhookUrl(url, g, token) });
+  }
   return {
     app, emulators, url, account, accountExisted: Boolean(existing), dbPath,
     close: async () => {
@@ -137,6 +150,8 @@ async function main(): Promise<number> {
   out(`  account:    ${sandbox.account.id}${sandbox.accountExisted ? '   (demo account from an earlier run: new key below, the previous one is revoked)' : ''}`);
   out(`  API key:    ${sandbox.account.apiKey}`);
   const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
+  const token = sandbox.app.store.accounts.get(sandbox.account.id)!.webhookToken;
+  out(`  webhooks:   every emulator posts to ${sandbox.url}/api/v1/webhooks/<gateway>/${token}   (sent: ${sandbox.emulators.url}/__control/webhooks)`);
   out(`  primary gateway ${routing.primaryGateway}, fallbacks ${routing.gatewayFallbacks.join(', ')}; credentials stored for all ${GATEWAY_IDS.length}.`);
   out('');
   out('Create a pix charge:');

@@ -8,6 +8,8 @@ export interface EmulatorOptions {
   control: EmulatorControl;
   /** The deployment's wire settings (each gateway's declared wire settings): both sides of the wire follow them. */
   wire: WireSettings;
+  /** The sandbox credential's webhookSecret: what the emulator's webhooks are signed with unless the control API sets another. */
+  webhookSecret?: string;
 }
 
 /**

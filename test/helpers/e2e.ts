@@ -23,13 +23,18 @@ export interface E2E {
 }
 
 /** RouteGate against the five emulators, both on ephemeral ports, on a fresh SQLite file. */
-export async function startE2E(env: Record<string, string> = {}, logs?: { level: string; stream: NodeJS.WritableStream }): Promise<E2E> {
+export async function startE2E(
+  env: Record<string, string> = {}, logs?: { level: string; stream: NodeJS.WritableStream },
+  // Off unless asked: most suites count requests and log lines, and webhooks would add the service's receivers to them.
+  options: { webhooks?: boolean } = {},
+): Promise<E2E> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-e2e-'));
   const sandbox = await startSandbox({
     dbPath: path.join(dir, 'rg.db'),
     env: { ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_RATE_LIMIT: '100000', ...env },
     logLevel: logs?.level ?? 'silent',
     logStream: logs?.stream,
+    webhooks: options.webhooks ?? false,
   });
   const vault = sandbox.app.vault;
   const accounts = new AccountService(sandbox.app.store);

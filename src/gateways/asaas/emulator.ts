@@ -7,6 +7,7 @@ import {
   type ErrorItem, ASAAS_DECLINE_CARDS, CARD_TYPES, DECLINE_DESCRIPTIONS, DELETABLE, REFUNDABLE, SANDBOX_HOST, authError, cardDataErrors, defineHidden, fail, fee,
   list, markPaid, newCustomer, notFound, paymentErrors, pixPayload,
 } from './emulator-shapes';
+import { asaasWebhooks } from './emulator-webhooks';
 
 // Asaas API v3 emulator (shared/gateways/asaas.md): `access_token` header, amounts in reais (floats),
 // every payment belongs to a customer, declines are HTTP 400 invalid_creditCard and persist nothing,
@@ -29,6 +30,8 @@ export const asaasEmulator = defineEmulator((app, core) => {
       refundedAmount: refunds.reduce((sum: number, r: Json) => sum + toCents(r.value), 0), refunds: refunds.length,
     };
   }));
+
+  const webhooks = asaasWebhooks(core, payments);
 
   core.authenticate((request) => {
     const error = authError(headerValue(request.headers.access_token));
@@ -88,6 +91,7 @@ export const asaasEmulator = defineEmulator((app, core) => {
       return { ok: false, status: 409, message: `payment ${id} is ${p.status}, not a pending pix or boleto` };
     }
     markPaid(p, 'RECEIVED');
+    webhooks.changed(id);
     return { ok: true };
   });
 
@@ -107,7 +111,9 @@ export const asaasEmulator = defineEmulator((app, core) => {
 
   function withPayment(reply: FastifyReply, id: string, run: (p: Json) => Outcome) {
     const payment = payments.get(id);
-    return answer(reply, payment ? run(payment) : notFound());
+    const outcome = payment ? run(payment) : notFound();
+    if (payment) webhooks.changed(id); // any route on a payment may have changed it
+    return answer(reply, outcome);
   }
 
 
@@ -154,6 +160,7 @@ export const asaasEmulator = defineEmulator((app, core) => {
     }
     defineHidden(payment);
     payments.set(id, payment);
+    webhooks.changed(id);
     return { status: 200, body: payment };
   }
 

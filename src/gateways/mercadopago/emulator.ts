@@ -7,6 +7,7 @@ import {
   type StoredCard, BOLETO_ADDRESS, CARD_METHODS, SORTABLE, TICKET_METHODS, approve, badRequest, boletoDetails, cardOutcome, cardMethodOf, mpError,
   newPayment, notFound, pixDetails, setStatus, stateError, tokenBody, validMpDate,
 } from './emulator-shapes';
+import { mercadopagoWebhooks } from './emulator-webhooks';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
@@ -27,6 +28,13 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     amount: cents(p.transaction_amount), paidAmount: ['approved', 'refunded', 'charged_back', 'in_mediation'].includes(p.status) ? cents(p.transaction_amount) : 0,
     refundedAmount: cents(p.transaction_amount_refunded), refunds: p.refunds.length,
   })));
+
+  const webhooks = mercadopagoWebhooks(core, payments);
+  // Capture, cancel, refunds and the sandbox hooks all act on /…/payments/:id: after any of them, notify the change.
+  app.addHook('onResponse', async (request) => {
+    const id = (request.params as { id?: string } | undefined)?.id;
+    if (id && request.method !== 'GET') webhooks.changed(id);
+  });
 
   // Every route wants `Authorization: Bearer <access token>`; card tokenization also takes ?public_key=.
   core.authenticate((request) => {
@@ -123,6 +131,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     if (!payment) return { ok: false, status: 404, message: `Payment ${id} not found` };
     if (payment.status !== 'pending') return { ok: false, status: 409, message: `payment ${id} is ${payment.status}, not awaiting the payer` };
     approve(payment);
+    webhooks.changed(id);
     return { ok: true };
   });
 
@@ -197,6 +206,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     else if (TICKET_METHODS.has(methodId)) boletoDetails(payment, body);
     else cardOutcome(payment, body, card);
     payments.set(String(payment.id), payment);
+    webhooks.changed(String(payment.id));
     return { status: 201, body: payment };
   }
 

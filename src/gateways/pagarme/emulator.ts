@@ -4,6 +4,7 @@ import {
   type StoredCharge, boletoTransaction, cardErrors, cardTransaction, customerErrors, id16, invalid, noPhoneTransaction, optionalAmount,
   orderErrors, pixTransaction, publicCard, redactCard, hasPhone,
 } from './emulator-shapes';
+import { pagarmeJwks, pagarmeWebhooks } from './emulator-webhooks';
 
 // Pagar.me Core API v5 emulator (shared/gateways/pagarme.md): orders with one charge each, integer cents,
 // HTTP Basic with the secret key as user, declines as HTTP 200 with a failed charge.
@@ -28,7 +29,7 @@ export const pagarmeEmulator = defineEmulator((app, core) => {
 
   // Token creation authenticates with the public key in ?appId=; everything else with Basic auth.
   core.authenticate((request) => {
-    if (request.routeOptions.url?.endsWith('/core/v5/tokens')) return undefined;
+    if (request.routeOptions.url?.endsWith('/core/v5/tokens') || request.routeOptions.url?.endsWith('/jwks.json')) return undefined;
     const basic = basicCredentials(request.headers.authorization);
     if (basic && basic.user.startsWith('sk_') && !basic.user.includes('invalid') && basic.password === '') return undefined;
     return { status: 401, headers: { 'x-payments-auth': 'Unauthorized' }, body: { message: 'Authorization has been denied for this request.' } };
@@ -57,6 +58,14 @@ export const pagarmeEmulator = defineEmulator((app, core) => {
     tokens.set(token.id, { ...card });
     return reply.code(200).send(token);
   });
+
+  const webhooks = pagarmeWebhooks(core, {
+    charge: (orderId) => charges.get((orders.get(orderId)?.charge_ids as string[] | undefined)?.[0] ?? ''),
+    order: (orderId) => renderOrder(orders.get(orderId)!),
+    chargeView: (charge) => renderCharge(charge),
+  });
+  // Public, like Pagar.me's own JWKS: receivers fetch it to check X-Webhook-Asymmetric-Signature.
+  app.get('/.well-known/jwks.json', async () => pagarmeJwks());
 
   app.post('/core/v5/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json)));
 
@@ -209,6 +218,7 @@ export const pagarmeEmulator = defineEmulator((app, core) => {
     if (!order) return;
     order.status = charge.status === 'paid' ? 'paid' : charge.status === 'canceled' ? 'canceled' : charge.status === 'failed' ? 'failed' : 'pending';
     order.updated_at = charge.updated_at = now();
+    webhooks.changed(order.id);
   }
 
   function renderOrder(order: Json): Json {

@@ -9,6 +9,7 @@ import {
   type StoredCharge, type StoredOrder, APPROVED, CARD_TYPES, QR_VALIDITY_MS, REFUSALS, SANDBOX_DECLINES, boletoLine, cancel, conflictStatus,
   errorBody, notFound, orderProblem, pagbankId, pixEmv, publicCard, renderCharge, requestAmount,
 } from './emulator-shapes';
+import { pagbankWebhooks } from './emulator-webhooks';
 
 // PagBank Orders API emulator (shared/gateways/pagbank.md): POST /orders with `charges[]` (card, boleto) or
 // `qr_codes[]` (pix), charge capture/cancel, Bearer token, declines as HTTP 201 with a DECLINED charge.
@@ -60,7 +61,11 @@ export const pagbankEmulator = defineEmulator((app, core) => {
   });
   const withIdempotency = async (request: FastifyRequest, reply: FastifyReply, run: () => Outcome) => idempotency.run(request, reply, run);
 
-  app.post('/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json, baseOf(request))));
+  const webhooks = pagbankWebhooks(core, {
+    order: (id) => orders.get(id), charge: (id) => charges.get(id), renderOrder, renderCharge: (charge) => renderCharge(charge, unit),
+  });
+
+  app.post('/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json, baseOf(request), bearerOf(request))));
 
   app.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
     const order = orders.get(request.params.id);
@@ -81,6 +86,7 @@ export const pagbankEmulator = defineEmulator((app, core) => {
     charge.status = 'PAID';
     charge.paid = amount;
     charge.paid_at = now();
+    webhooks.changed(charge.orderId, charge.id);
     return { status: 201, body: renderCharge(charge, unit) };
   }));
 
@@ -92,6 +98,7 @@ export const pagbankEmulator = defineEmulator((app, core) => {
       const amount = requestAmount(request.body, charge.total, unit);
       if (typeof amount === 'object') return amount;
       cancel(charge);
+      webhooks.changed(charge.orderId, charge.id);
       return { status: 201, body: renderCharge(charge, unit) };
     }
     if (charge.status !== 'PAID') return conflictStatus(charge, 'AUTHORIZED, WAITING or PAID');
@@ -101,11 +108,18 @@ export const pagbankEmulator = defineEmulator((app, core) => {
     charge.refunded += amount;
     charge.refunds = (charge.refunds ?? 0) + 1;
     if (charge.refunded >= charge.paid) cancel(charge);
+    webhooks.changed(charge.orderId, charge.id);
     return { status: 201, body: renderCharge(charge, unit) };
   }));
 
   /** The payer pays the order's pix QR code (a PIX charge appears) or its waiting boleto; false if nothing waits. */
   function payOrder(order: StoredOrder): boolean {
+    const paid = settlePayer(order);
+    if (paid) webhooks.changed(order.id);
+    return paid;
+  }
+
+  function settlePayer(order: StoredOrder): boolean {
     const waiting = order.chargeIds.map((id) => charges.get(id)!).find((c) => c.status === 'WAITING');
     if (waiting) {
       Object.assign(waiting, { status: 'PAID', paid: waiting.total, paid_at: now() });
@@ -147,7 +161,7 @@ export const pagbankEmulator = defineEmulator((app, core) => {
     return reply.type('image/png').send(PNG_1X1);
   });
 
-  function createOrder(body: Json, base: string): Outcome {
+  function createOrder(body: Json, base: string, token: string): Outcome {
     const problem = orderProblem(body, unit);
     if (problem) return { status: 400, body: errorBody(problem.code, problem.code === '40001' ? 'required_parameter' : 'invalid_parameter', problem.parameter) };
     const order: StoredOrder = {
@@ -171,6 +185,7 @@ export const pagbankEmulator = defineEmulator((app, core) => {
       qrOrders.set(order.qr.id, order.id);
     }
     orders.set(order.id, order);
+    webhooks.created(order.id, { token, base });
     return { status: 201, body: renderOrder(order, base) };
   }
 
@@ -254,6 +269,10 @@ export const pagbankEmulator = defineEmulator((app, core) => {
 
 function tokenOf(request: FastifyRequest): string {
   return createHash('sha256').update(String(request.headers.authorization ?? '')).digest('hex').slice(0, 16);
+}
+
+function bearerOf(request: FastifyRequest): string {
+  return String(request.headers.authorization ?? '').replace(/^Bearer\s+/i, '').trim();
 }
 
 function baseOf(request: FastifyRequest): string {

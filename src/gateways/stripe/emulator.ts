@@ -7,6 +7,7 @@ import {
   settleVoucher,
 } from './emulator-intents';
 import { searchIntents, ledgerOf, createRefund, createCustomer, customerView } from './emulator-resources';
+import { stripeWebhooks } from './emulator-webhooks';
 
 // Stripe PaymentIntents API emulator (shared/gateways/stripe.md): the routes, with Stripe's auth, API versions,
 // form-decoded parameters, idempotency and error bodies. Payment methods, intents and the other resources are
@@ -115,12 +116,28 @@ export const stripeEmulator = defineEmulator((app, core) => {
   const s = core.state(newState());
   core.ledger(() => ledgerOf(s));
   const idempotency = core.idempotency(IDEMPOTENCY);
-  const route = (handler: Handler) => routeFor(idempotency, handler);
+  const webhooks = stripeWebhooks(core, s);
+  // Whatever a call answered or refused with (a decline is a 402 carrying the intent), its intent may have changed.
+  const touched = (body: Json | undefined) => {
+    const id = body?.object === 'payment_intent' ? body.id : body?.object === 'refund' ? body.payment_intent : undefined;
+    if (id) webhooks.changed(id);
+  };
+  const route = (handler: Handler) => routeFor(idempotency, (call) => {
+    try {
+      const out = handler(call);
+      touched(out);
+      return out;
+    } catch (err) {
+      if (err instanceof StripeError) touched(err.body.error?.payment_intent);
+      throw err;
+    }
+  });
   core.payer((id) => {
     const pi = s.intents.get(id);
     if (!pi) return { ok: false, status: 404, message: `No such payment_intent: '${id}'` };
     if (pi.status !== 'requires_action') return { ok: false, status: 409, message: `payment_intent ${id} is ${pi.status}, not awaiting the payer` };
     settleVoucher(s, pi, 'pay');
+    webhooks.changed(id);
     return { ok: true };
   });
 

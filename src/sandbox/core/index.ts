@@ -6,6 +6,7 @@ import type { EmulatorControl, Ledger, Payer } from '../control';
 import { wireState, type Clearable } from './state';
 import { createIdempotency, type Idempotency, type IdempotencyPolicy } from './idempotency';
 import { send, type Outcome } from './outcome';
+import { createWebhooks, type Webhooks, type WebhookSpec } from './webhooks';
 
 /**
  * The shared emulator core one gateway's emulator is built on. The app-wide parts (fault injection, the request
@@ -27,9 +28,13 @@ export interface EmulatorCore {
   authenticate(check: (request: FastifyRequest) => Outcome | undefined): void;
   /** The gateway's idempotency semantics; its stored answers are part of the state (reset clears them). */
   idempotency<F = never>(policy: IdempotencyPolicy<F>): Idempotency;
+  /** The gateway's webhooks: what it sends when a charge changes (see WebhookSpec); call `changed(id)` after changes. */
+  webhooks<S, C = undefined>(spec: WebhookSpec<S, C>): Webhooks<C>;
 }
 
-export function emulatorCore(app: FastifyInstance, opts: { gateway: GatewayId; control: EmulatorControl; wire: WireSettings }): EmulatorCore {
+export function emulatorCore(
+  app: FastifyInstance, opts: { gateway: GatewayId; control: EmulatorControl; wire: WireSettings; webhookSecret?: string },
+): EmulatorCore {
   const { gateway, control, wire } = opts;
   return {
     gateway,
@@ -49,6 +54,10 @@ export function emulatorCore(app: FastifyInstance, opts: { gateway: GatewayId; c
       wireState(control, { idempotency: idempotency.store });
       return idempotency;
     },
+    webhooks(spec) {
+      const { seen } = wireState(control, { seen: new Map<string, string>() });
+      return createWebhooks({ gateway, sender: control.webhooks, seen, defaultSecret: opts.webhookSecret, spec });
+    },
   };
 }
 
@@ -63,6 +72,8 @@ export type { LedgerEntry, PayOutcome } from '../control';
 export type { Clearable } from './state';
 export { requestFingerprint, type Idempotency, type IdempotencyPolicy, type RouteIdempotency } from './idempotency';
 export { send, dropUndefined, type Json, type Outcome } from './outcome';
+export { hmacSha256Hex, sha256Hex, MINUTE_MS, HOUR_MS, type Webhooks, type WebhookSpec } from './webhooks';
+export type { WebhookConvention, WebhookEvent, WebhookMessage } from './webhook-sender';
 export { toCents, toReais, roundReais, wireToCents, centsToWire, type AmountUnit } from './amounts';
 export { DAY_MS, isoNow, isoSeconds, unixNow, dateOnly, dateTime, addDays, brasiliaIso } from './time';
 export { validCpfCnpj, boletoFactor, febrabanBoleto, formatBoletoLine } from './documents';

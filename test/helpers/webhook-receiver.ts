@@ -1,0 +1,59 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Hit {
+  path: string; // with query string
+  headers: http.IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
+
+export interface Receiver {
+  url: string;
+  hits: Hit[];
+  /** Statuses to answer with, in order; once used up, 200. */
+  answers: number[];
+  /** Resolves once `predicate` holds for the hits received so far (checked on every hit). */
+  until(predicate: (hits: Hit[]) => boolean): Promise<Hit[]>;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on port 0 that records every webhook it gets, the raw body exactly as received. */
+export async function startReceiver(): Promise<Receiver> {
+  const hits: Hit[] = [];
+  const answers: number[] = [];
+  const waiters: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+      hits.push({ path: req.url ?? '', headers: req.headers, raw, body });
+      res.statusCode = answers.shift() ?? 200;
+      res.end();
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    hits,
+    answers,
+    async until(predicate) {
+      // No clock: waits for hits; the test's timeout ends a test whose webhook never comes.
+      while (!predicate(hits)) await new Promise<void>((resolve) => waiters.push(resolve));
+      return hits;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
