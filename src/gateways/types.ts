@@ -88,7 +88,7 @@ export interface NormalizedCharge {
 
 /** One split item as the client sends it: exactly one of recipient_id (a gateway's own id) or coproducerEmail. */
 export interface SplitItemRequest {
-  /** `flat` is accepted as another name of `fixed` (Pagar.me's word). */
+  /** `flat` is accepted as another name of `fixed` (one gateway's word for it). */
   type: 'percentage' | 'fixed' | 'flat';
   /** percentage: a percent in (0, 100], at most two decimals; fixed: cents. */
   amount: number;

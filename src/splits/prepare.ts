@@ -54,8 +54,8 @@ function ownRecipients(vault: CredentialVault, accountId: string): Set<string> {
  * per item, percentages in (0, 100] with at most two decimals summing to at most 100, fixed amounts whole cents
  * summing below the charge amount, every item worth at least a cent, the whole no more than the charge, no
  * recipient twice, coproducers known by e-mail, raw recipient ids in the format of `owner` (the gateway they are
- * given for). An item naming the account's own recipient (a native split that lists the merchant, as Pagar.me's
- * and PagBank's do) is the merchant's share: left out, it stays in the remainder.
+ * given for). An item naming the account's own recipient (a native split that lists the merchant, as the gateways
+ * whose rules cover the whole payment do) is the merchant's share: left out, it stays in the remainder.
  */
 export function prepareSplit(store: Store, vault: CredentialVault, accountId: string, request: NormalizedCharge, owner: GatewayId): PreparedSplit | undefined {
   const split = request.split;
