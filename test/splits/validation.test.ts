@@ -69,12 +69,10 @@ describe('refunds of split charges', () => {
     assert.equal(refund.status, 201, refund.text);
     assert.equal(refund.body.data.refundedAmount, 1000);
     assert.deepEqual(refund.body.data.split, split.body.data.split, 'the split as applied is still shown');
-    const sent = (await e2e.control.lastRequest('stripe'))!;
     const refundCall = (await e2e.control.requests('stripe')).filter((r) => r.path === '/v1/refunds').at(-1)!.body as any;
-    assert.ok(sent);
     assert.deepEqual([refundCall.reverse_transfer, refundCall.refund_application_fee, refundCall.amount], ['true', 'true', '1000']);
 
-    const plain = await e2e.call('POST', '/api/v1/charges', { key: k, body: { ...card(undefined), split: undefined } });
+    const plain = await e2e.call('POST', '/api/v1/charges', { key: k, body: { paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD } });
     const plainRefund = await e2e.call('POST', `/api/v1/charges/${plain.body.data.id}/refunds`, { key: k, body: {} });
     assert.equal(plainRefund.status, 201, plainRefund.text);
     const plainCall = (await e2e.control.requests('stripe')).filter((r) => r.path === '/v1/refunds').at(-1)!.body as any;
