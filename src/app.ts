@@ -14,6 +14,7 @@ import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { REDACT_PATHS, clientRequestId, requestSerializer } from './lib/redact';
 import { chargeRoutes } from './charges/routes';
+import { coproducerRoutes } from './splits/routes';
 import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
 import { ChargeService, type GatewayDeps } from './charges/orchestrator';
@@ -110,6 +111,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await registerKeyRateLimit(api, { max: config.rateLimit });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
     await api.register(chargeRoutes, { deps: gatewayDeps, charges });
+    await api.register(coproducerRoutes, { store });
   }, { prefix: '/api/v1' });
 
   return app;

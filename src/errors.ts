@@ -34,6 +34,7 @@ export const PUBLIC_CODES = {
   REQUEST_TIMEOUT: { status: 408, retry: 'yes' },
   IDEMPOTENCY_CONFLICT: { status: 409, retry: 'depends' },
   CHARGE_BUSY: { status: 409, retry: 'yes' }, // another capture/cancel/refund of the same charge is running
+  ALREADY_EXISTS: { status: 409, retry: 'no' }, // a coproducer's e-mail is unique in its account
   PAYLOAD_TOO_LARGE: { status: 413, retry: 'no' },
   URI_TOO_LONG: { status: 414, retry: 'no' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retry: 'no' },
@@ -126,6 +127,15 @@ export const ERRORS = {
   CURRENCY_NOT_SUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot charge {method} in {currency}' },
   CARD_TOKEN_NOT_PORTABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'the card token belongs to {owner} and cannot be charged on {gateway}' },
   SPLIT_RECIPIENT_UNAVAILABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'split recipient ids belong to {owner} and are unknown to {gateway}' },
+  SPLIT_COPRODUCER_UNAVAILABLE: {
+    code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'coproducer {email} has no {gateway} recipient (add one with PATCH /api/v1/coproducers/{id})',
+  },
+  SPLIT_OWN_RECIPIENT_MISSING: {
+    code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} splits also name the account\'s own recipient: store it as {field} in the {gateway} credentials',
+  },
+  SPLIT_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot split a payment' },
+  SPLIT_TOO_MANY_RECIPIENTS: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} takes at most {max} split recipient(s) per charge; this split has {count}' },
+  SPLIT_OPTION_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot apply {option} to a split recipient' },
   CUSTOMER_ID_REQUIRED: {
     code: 'GATEWAY_UNSUPPORTED_OPERATION',
     message: '{gateway} needs a customer on every charge: create one with POST /api/v1/customers (gateway {gateway}) and send its externalId as customerId',
@@ -138,6 +148,7 @@ export const ERRORS = {
   NO_FALLBACK: { code: 'inherit', message: '{reason}; no fallback could take the charge: {others}' },
 
   // Creating a charge (src/charges/orchestrator.ts)
+  SPLIT_NOT_RESOLVED: { code: 'INTERNAL_ERROR', message: 'The split was not resolved for {gateway}; nothing was sent' },
   CHARGE_OUTCOME_UNKNOWN: {
     code: 'GATEWAY_TIMEOUT',
     // one literal: a concatenation would lose the parameter types
@@ -183,6 +194,13 @@ export const ERRORS = {
     code: 'VALIDATION_ERROR', message: 'Refund amount {amount} is larger than the refundable {refundable}', field: { name: 'amount', message: 'must be <= {refundable}' },
   },
   CURSOR_INVALID: { code: 'VALIDATION_ERROR', message: 'cursor is not one this API returned', field: { name: 'cursor', message: 'is invalid' } },
+
+  // Coproducers (src/splits/)
+  COPRODUCER_NOT_FOUND: { code: 'NOT_FOUND', message: 'Coproducer {id} not found' },
+  COPRODUCER_EMAIL_TAKEN: {
+    code: 'ALREADY_EXISTS', message: 'A coproducer with e-mail {email} already exists in this account ({id})',
+    field: { name: 'email', message: 'is already used by coproducer {id}' },
+  },
 
   // Customers (src/charges/customers.ts)
   NO_GATEWAY_FOR_CUSTOMER: { code: 'VALIDATION_ERROR', message: 'No gateway for the customer: send "gateway" or set primaryGateway', field: MISSING_GATEWAY },

@@ -140,6 +140,18 @@ test('one request (or more) per documented operation: every answer is documented
   await send('POST', '/api/v1/customers', '/api/v1/customers', { body: { ...CUSTOMER, gateway: 'mercadopago' } });
   await send('POST', '/api/v1/customers', '/api/v1/customers', { body: { name: 'x' } });
 
+  const cop = await send('POST', '/api/v1/coproducers', '/api/v1/coproducers', { body: { email: 'openapi@example.com', name: 'Open API', recipients: { pagarme: 'rp_AAAAAAAAAAAAAAAA' } } });
+  assert.equal(cop.status, 201, cop.text);
+  await send('POST', '/api/v1/coproducers', '/api/v1/coproducers', { body: { email: 'openapi@example.com', name: 'Again' } });
+  await send('POST', '/api/v1/coproducers', '/api/v1/coproducers', { body: { email: 'x@example.com', name: 'X', recipients: { pagarme: 're_1' } } });
+  await send('GET', '/api/v1/coproducers', '/api/v1/coproducers?limit=1');
+  await send('GET', '/api/v1/coproducers/{id}', `/api/v1/coproducers/${cop.body.data.id}`);
+  await send('GET', '/api/v1/coproducers/{id}', '/api/v1/coproducers/cop_unknown');
+  await send('PATCH', '/api/v1/coproducers/{id}', `/api/v1/coproducers/${cop.body.data.id}`, { body: { recipients: { stripe: 'acct_1Open' } } });
+  await send('PATCH', '/api/v1/coproducers/{id}', '/api/v1/coproducers/cop_unknown', { body: { name: 'Y' } });
+  await send('DELETE', '/api/v1/coproducers/{id}', `/api/v1/coproducers/${cop.body.data.id}`);
+  await send('DELETE', '/api/v1/coproducers/{id}', `/api/v1/coproducers/${cop.body.data.id}`);
+
   for (const { method, path, operation } of operations()) {
     const success = Object.keys(operation.responses).find((s) => s.startsWith('2'))!;
     assert.ok(seen.get(`${method} ${path}`)?.has(Number(success)), `${method} ${path} was seen answering its documented ${success}; saw ${[...(seen.get(`${method} ${path}`) ?? [])]}`);

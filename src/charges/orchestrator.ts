@@ -20,6 +20,7 @@ import { ChargeLocks } from './charge-locks';
 import { isAmbiguous, settleAmbiguousCreate } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
 import { wireContext } from './wire-context';
+import { appliedSplit } from '../splits/resolve';
 
 export interface GatewayDeps {
   store: Store;
@@ -159,6 +160,8 @@ export class ChargeService {
         if (FALLBACK_ON_SKIP[step.skip.reason]) continue;
         break;
       }
+      // Never a split charge without its split: the router resolves it for every gateway it lets through.
+      if (step.charge.split?.length && !step.charge.resolvedSplit) throw rgError('SPLIT_NOT_RESOLVED', { gateway: step.gateway });
       if (Date.now() >= deadline) {
         deadlinePassed = true;
         break;
@@ -241,20 +244,25 @@ export class ChargeService {
     },
   ): { patch: ChargePatch; error?: RouteGateError } {
     const tried = r.tried.join(', ');
+    // The split the gateway was sent, where money may have moved (charged, declined, or not known yet).
+    const splitOn = (gateway: GatewayId): ChargePatch => {
+      const sent = plan.attempts.find((a) => a.gateway === gateway && !a.skip)?.charge.resolvedSplit;
+      return sent ? { split: appliedSplit(sent) } : {};
+    };
     if (r.won) {
-      return { patch: { ...patchFromGateway(charge, r.won.outcome.normalized), gateway: r.won.gateway, fallbackUsed: r.won.gateway !== plan.first } };
+      return { patch: { ...patchFromGateway(charge, r.won.outcome.normalized), ...splitOn(r.won.gateway), gateway: r.won.gateway, fallbackUsed: r.won.gateway !== plan.first } };
     }
     if (r.unknown) {
       const error = rgError('CHARGE_OUTCOME_UNKNOWN', { gateway: r.unknown.gateway, tried, id: charge.id }, { gateway: r.unknown.gateway });
       return {
-        patch: { status: 'processing', gateway: r.unknown.gateway, fallbackUsed: r.unknown.gateway !== plan.first, errorCode: error.code, errorMessage: error.message.slice(0, 500) },
+        patch: { status: 'processing', ...splitOn(r.unknown.gateway), gateway: r.unknown.gateway, fallbackUsed: r.unknown.gateway !== plan.first, errorCode: error.code, errorMessage: error.message.slice(0, 500) },
         error,
       };
     }
     if (r.lastFailure && !r.deadlinePassed) {
       const { err, gateway, decline } = r.lastFailure;
       const patch: ChargePatch = decline
-        ? { ...(decline.normalized ? patchFromGateway(charge, decline.normalized) : {}), status: 'declined', declineCode: decline.declineCode }
+        ? { ...(decline.normalized ? patchFromGateway(charge, decline.normalized) : {}), ...splitOn(gateway), status: 'declined', declineCode: decline.declineCode }
         : { status: 'failed' };
       return { patch: { ...patch, gateway, fallbackUsed: gateway !== plan.first, errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
     }
@@ -264,7 +272,9 @@ export class ChargeService {
       return { patch: { status: 'failed', errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
     }
     const skip = r.firstSkip!;
-    const others = plan.attempts.filter((a) => a.skip && a.gateway !== skip.gateway).map((a) => `${a.gateway} (${a.skip!.reason})`);
+    // A split skip says which recipient is missing where: the merchant learns what to add.
+    const others = plan.attempts.filter((a) => a.skip && a.gateway !== skip.gateway)
+      .map((a) => `${a.gateway} (${a.skip!.reason}${a.skip!.reason === 'SPLIT_RECIPIENT_UNAVAILABLE' ? `: ${a.skip!.message}` : ''})`);
     const err = others.length ? skip.err.extend('NO_FALLBACK', { others: others.join(', ') }) : skip.err;
     return { patch: { status: 'failed', gateway: plan.first, errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
   }
@@ -356,7 +366,10 @@ export class ChargeService {
     const key = `${charge.id}-${op}-${seq}`;
     const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
     if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
-    const ref: ChargeRef = { externalId: charge.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount, refs: charge.refs ?? undefined };
+    const ref: ChargeRef = {
+      externalId: charge.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount, refs: charge.refs ?? undefined,
+      split: charge.split ?? undefined,
+    };
     const operation = op === 'partial_refund' ? 'refund' : op;
     const base = { seq, operation, gateway };
     if (op !== 'retrieve') await store.commit(() => store.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 }));

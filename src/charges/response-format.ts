@@ -32,6 +32,8 @@ export function chargeView(c: ChargeRecord): Record<string, unknown> {
   }
   if (c.card && (c.paymentMethod === 'credit_card' || c.paymentMethod === 'debit_card')) v.card = c.card;
   if (c.metadata) v.metadata = c.metadata;
+  // The split as applied on the charge's gateway: its recipient ids, amounts in cents.
+  if (c.split) v.split = c.split;
   if (c.declineCode) v.declineCode = c.declineCode;
   if (c.fallbackUsed) {
     v.gatewayFallbackUsed = true;

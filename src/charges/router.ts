@@ -8,6 +8,8 @@ import { rgError, type ErrorExtra, type ErrorParams, type RouteGateError } from 
 import type { SkipReason } from './outcomes';
 import { knownPayer } from './payer';
 import { unmetRequirement } from './requirements';
+import { prepareSplit } from '../splits/prepare';
+import { resolveSplitFor, withOwnRecipient, type SplitResolution } from '../splits/resolve';
 
 export interface PlannedAttempt {
   gateway: GatewayId;
@@ -56,12 +58,15 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
   const hasToken = !!token;
   // A token belongs to the gateway that issued it: the one its native prefix names, else the first choice.
   const tokenHome = (token && tokenIssuer(token)) || first;
-  const hasRecipientId = (request as { split?: Array<{ recipient_id?: string }> }).split?.some((s) => s.recipient_id) ?? false;
+  // Checked once (400 before anything is routed); resolved for each gateway below. Raw recipient ids belong to
+  // the first choice, like card tokens (DESIGN.md's portability rule).
+  const split = prepareSplit(store, vault, accountId, request, first);
   const payer = knownPayer(store, accountId, request);
 
   const attempts = order.map((gateway): PlannedAttempt => {
     const adapter = ADAPTERS[gateway];
     const charge: NormalizedCharge = { ...request, gateway };
+    if (!split) delete charge.split; // nothing to split (none asked, or only the merchant's own share)
     if (customerOwner && customerOwner !== gateway) delete charge.customerId;
     if (!charge.customer && payer?.name) charge.customer = payer; // the stored customer, for gateways that want the payer inline
     const capability = adapter.capabilities[request.paymentMethod].charge;
@@ -75,8 +80,11 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (hasToken && gateway !== tokenHome) {
       return skip('CARD_TOKEN_NOT_PORTABLE', rgError('CARD_TOKEN_NOT_PORTABLE', { owner: tokenHome, gateway }, extra));
     }
-    if (hasRecipientId && gateway !== first) {
-      return skip('SPLIT_RECIPIENT_UNAVAILABLE', rgError('SPLIT_RECIPIENT_UNAVAILABLE', { owner: first, gateway }, extra));
+    let resolution: Extract<SplitResolution, { split: unknown }> | undefined;
+    if (split) {
+      const r = resolveSplitFor(split, gateway);
+      if ('skip' in r) return skip(r.skip.reason, r.skip.error);
+      resolution = r;
     }
     if (typeof capability === 'object' && capability.needs === 'customerId' && !charge.customerId) {
       return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('CUSTOMER_ID_REQUIRED', { gateway }, extra));
@@ -88,6 +96,11 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     if (unmet) return skip(unmet.reason, REQUIREMENT_ERRORS[unmet.reason]({ gateway, why: unmet.why, field: unmet.field }, extra));
     const credentials = vault.reveal(accountId, gateway);
     if (!credentials) return skip('MISSING_CREDENTIALS', rgError('MISSING_CREDENTIALS', { gateway }, extra));
+    if (resolution) {
+      const own = withOwnRecipient(resolution, gateway, credentials);
+      if ('skip' in own) return skip(own.skip.reason, own.skip.error);
+      charge.resolvedSplit = own.split;
+    }
     return { gateway, charge, credentials };
   });
   return { first, attempts };

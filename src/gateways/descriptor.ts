@@ -49,6 +49,11 @@ export interface GatewayDescriptor {
    * uses): a token carrying one is only ever sent to this gateway, whatever the account's primary.
    */
   tokenPrefixes?: readonly string[];
+  /**
+   * What this gateway's split recipient ids look like (coproducers store one per gateway; a raw split recipient_id
+   * is checked against the gateway it is given for). Absent: any non-empty id is taken.
+   */
+  splitRecipient?: { pattern: string; description: string };
   /** Credentials the emulator accepts; the sandbox and the tests store them. */
   sandboxCredentials: Readonly<Record<string, string>>;
   wireSettings?: readonly WireSettingSpec[];

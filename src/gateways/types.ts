@@ -77,6 +77,65 @@ export interface NormalizedCharge {
   };
   pix?: { expiresInSeconds?: number };
   boleto?: { dueDate?: string; instructions?: string };
+  /** The split as the client sent it (SPEC.md's `split` items); never sent to a gateway as it is. */
+  split?: SplitItemRequest[];
+  /**
+   * The split resolved for the attempted gateway (set by the router on each attempt, read by charge.request):
+   * recipients in that gateway's ids, amounts in cents. A charge with `split` never reaches an adapter without it.
+   */
+  resolvedSplit?: ResolvedSplit;
+}
+
+/** One split item as the client sends it: exactly one of recipient_id (a gateway's own id) or coproducerEmail. */
+export interface SplitItemRequest {
+  /** `flat` is accepted as another name of `fixed` (one gateway's word for it). */
+  type: 'percentage' | 'fixed' | 'flat';
+  /** percentage: a percent in (0, 100], at most two decimals; fixed: cents. */
+  amount: number;
+  recipient_id?: string;
+  coproducerEmail?: string;
+  /** The recipient pays (part of) the gateway's processing fee. */
+  chargeProcessingFee?: boolean;
+  /** The recipient is liable for chargebacks. */
+  liable?: boolean;
+}
+
+/** One split item as applied on one gateway: the recipient in that gateway's ids, the share in cents. */
+export interface ResolvedSplitItem {
+  recipientId: string;
+  type: 'percentage' | 'fixed';
+  /** percentage items: the percent asked for (`amount` is what it comes to in cents, rounded down). */
+  percentage?: number;
+  amount: number;
+  coproducerEmail?: string;
+  chargeProcessingFee: boolean;
+  liable: boolean;
+}
+
+export interface ResolvedSplit {
+  items: ResolvedSplitItem[];
+  /** Cents that stay with the merchant: the charge amount less every item (rounding leftovers included). */
+  remainder: number;
+  /** The account's own recipient at this gateway, where the gateway wants the merchant's share in the split too. */
+  ownRecipientId?: string;
+}
+
+/**
+ * What a gateway can do with splits (absent on an adapter: it cannot split a payment). The router checks it
+ * before any network call; the gateway's charge.request mapping encodes `resolvedSplit`.
+ */
+export interface SplitCapability {
+  /** At most this many recipients per charge (beside the merchant). */
+  maxRecipients?: number;
+  /** The item options the gateway can express; `true` on any other skips the gateway. */
+  options: ReadonlyArray<'chargeProcessingFee' | 'liable'>;
+  /**
+   * The credential field holding the account's own recipient at the gateway, when its split must name the
+   * merchant too (the rules sum to the whole payment there).
+   */
+  ownRecipientCredential?: string;
+  /** One line for the docs table: how the split is sent. */
+  describe: string;
 }
 
 /** What every `charge.response` mapping produces (the gateway body normalized). */
@@ -112,7 +171,23 @@ export interface NormalizedCustomer {
 export interface NormalizedCustomerResult { externalId: string; name?: string; email?: string; document?: string; phone?: string }
 
 /** What a follow-up operation needs to find the charge at the gateway. */
-export interface ChargeRef { externalId: string; paymentMethod: PaymentMethod; amount: number; refs?: Record<string, string> }
+export interface ChargeRef {
+  externalId: string; paymentMethod: PaymentMethod; amount: number; refs?: Record<string, string>;
+  /** The split the charge was made with (refunds on split charges follow the gateway's rule for them). */
+  split?: AppliedSplitItem[];
+}
+
+/** One split item as the charge row stores it and the API shows it (`data.split[]`). */
+export interface AppliedSplitItem {
+  type: 'percentage' | 'fixed';
+  recipient_id: string;
+  coproducerEmail?: string;
+  percentage?: number;
+  /** cents */
+  amount: number;
+  chargeProcessingFee: boolean;
+  liable: boolean;
+}
 
 /** What a `refund.response` mapping produces from the gateway's answer to a refund call. */
 export interface RefundResult {
@@ -193,6 +268,8 @@ export interface GatewayAdapter {
   /** Production base URL; ROUTEGATE_<GATEWAY>_URL overrides it. */
   defaultBaseUrl: string;
   capabilities: CapabilityTable;
+  /** Split payments; absent: the gateway cannot split (a split charge skips it). */
+  split?: SplitCapability;
   /** What the real API refuses a charge without (checked by the router with the capabilities). */
   requirements?: readonly ChargeRequirement[];
   /** ISO 4217 codes (upper-case) this gateway charges cards in; pix and boleto are BRL everywhere. */

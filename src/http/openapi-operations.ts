@@ -32,7 +32,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, or UNAUTHORIZED (GET /metrics without its token)',
   403: 'CLIENT_INACTIVE, or GATEWAY_AUTH_ERROR (status follows the gateway)',
   404: 'NOT_FOUND: no such resource for this account',
-  409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running) or CHARGE_BUSY',
+  409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running), CHARGE_BUSY, or ALREADY_EXISTS (a coproducer e-mail in use)',
   413: 'PAYLOAD_TOO_LARGE: body over ROUTEGATE_BODY_LIMIT',
   415: 'UNSUPPORTED_MEDIA_TYPE: send the body as application/json',
   422: 'GATEWAY_UNSUPPORTED_OPERATION: the gateway cannot do this, or needs something first',
@@ -93,6 +93,32 @@ export const OPERATIONS: Record<string, Operation> = {
   'POST /api/v1/charges/:id/refunds': {
     success: { status: 201, description: 'the refund was created: the charge with `refund`', schema: ref('charge-response') },
     errors: [404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true,
+  },
+  'POST /api/v1/coproducers': {
+    success: { status: 201, description: 'the coproducer; split items name it by e-mail (coproducerEmail)', schema: ref('coproducer-response') },
+    errors: [409], body: true,
+  },
+  'GET /api/v1/coproducers': {
+    success: {
+      status: 200, description: 'a page of coproducers, newest first',
+      schema: {
+        type: 'object',
+        properties: {
+          success: { type: 'boolean' },
+          data: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'coproducer' } },
+          pagination: { type: 'object', properties: { limit: { type: 'integer' }, nextCursor: { type: ['string', 'null'] } } },
+        },
+      },
+    },
+    errors: [],
+  },
+  'GET /api/v1/coproducers/:id': { success: { status: 200, description: 'the coproducer', schema: ref('coproducer-response') }, errors: [404] },
+  'PATCH /api/v1/coproducers/:id': {
+    success: { status: 200, description: 'the coproducer after the change', schema: ref('coproducer-response') }, errors: [404, 409], body: true,
+  },
+  'DELETE /api/v1/coproducers/:id': {
+    success: { status: 200, description: 'deleted', schema: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } } } } },
+    errors: [404],
   },
   'POST /api/v1/customers': {
     success: { status: 201, description: 'the customer as created at the gateway; send its externalId as customerId', schema: ref('customer-response') },

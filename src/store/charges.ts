@@ -1,6 +1,6 @@
 import type { DB } from './db';
 import { nowIso } from './db';
-import type { NormalizedCard } from '../gateways/types';
+import type { AppliedSplitItem, NormalizedCard } from '../gateways/types';
 
 export interface ChargeRecord {
   id: string;
@@ -29,6 +29,8 @@ export interface ChargeRecord {
   boletoDueDate?: string | null;
   card?: NormalizedCard | null;
   metadata?: Record<string, string> | null;
+  /** The split as applied on the charge's gateway (migration 009): resolved recipient ids, cents. */
+  split?: AppliedSplitItem[] | null;
   declineCode: string | null;
   errorCode: string | null;
   errorMessage: string | null;
@@ -69,11 +71,11 @@ const COLUMNS: Array<[keyof ChargeRecord, string]> = [
   ['refundedAmount', 'refunded_amount'], ['currency', 'currency'], ['captured', 'captured'], ['description', 'description'],
   ['customerId', 'customer_id'], ['refs', 'refs'], ['pixQrCode', 'pix_qr_code'], ['pixCopyPaste', 'pix_copy_paste'], ['boletoUrl', 'boleto_url'],
   ['boletoBarcode', 'boleto_barcode'], ['boletoBarcodeNumber', 'boleto_barcode_number'], ['pixExpiresAt', 'pix_expires_at'],
-  ['boletoDueDate', 'boleto_due_date'], ['card', 'card'], ['metadata', 'metadata'], ['declineCode', 'decline_code'], ['errorCode', 'error_code'], ['errorMessage', 'error_message'],
+  ['boletoDueDate', 'boleto_due_date'], ['card', 'card'], ['metadata', 'metadata'], ['split', 'split'], ['declineCode', 'decline_code'], ['errorCode', 'error_code'], ['errorMessage', 'error_message'],
   ['createdAt', 'created_at'], ['updatedAt', 'updated_at'],
 ];
 
-const JSON_COLUMNS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata']);
+const JSON_COLUMNS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split']);
 
 function toRow(c: ChargeRecord): Record<string, unknown> {
   const row: Record<string, unknown> = {};

@@ -5,6 +5,7 @@ import { CredentialsRepository } from './credentials';
 import { MetaRepository } from './meta';
 import { ChargesRepository } from './charges';
 import { CustomersRepository } from './customers';
+import { CoproducersRepository } from './coproducers';
 import { IdempotencyRepository } from './idempotency';
 import { GroupCommit } from './group-commit';
 import { ExternalWrites } from './read-cache';
@@ -17,6 +18,7 @@ export class Store {
   readonly meta: MetaRepository;
   readonly charges: ChargesRepository;
   readonly customers: CustomersRepository;
+  readonly coproducers: CoproducersRepository;
   readonly idempotency: IdempotencyRepository;
   private readonly group: GroupCommit;
 
@@ -28,6 +30,7 @@ export class Store {
     this.meta = new MetaRepository(db);
     this.charges = new ChargesRepository(db);
     this.customers = new CustomersRepository(db);
+    this.coproducers = new CoproducersRepository(db);
     this.idempotency = new IdempotencyRepository(db);
     this.group = new GroupCommit(db);
   }

@@ -97,6 +97,8 @@ export const asaasAdapter: GatewayAdapter = {
   // Every payment belongs to a customer. Pix and boleto have no pre-authorization. A paid boleto is refunded
   // through /bankSlip/refund, which asks the payer for a bank account out of band: not offered.
   // Debit cards: the API refuses billingType DEBIT_CARD (debit exists only on the hosted invoiceUrl).
+  // What is not split stays with the issuing account (asaas.md section 9); Asaas charges its fee to it.
+  split: { options: [], describe: '`split[]` with `walletId` and `fixedValue` in reais' },
   capabilities: capabilityTable({
     credit_card: { ...needsCustomer },
     debit_card: { charge: 'unsupported', capture: 'unsupported', cancel: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },

@@ -3,6 +3,7 @@ import {
   defineEmulator, send, declineAnswer, cardBrand, randomDigits, randomUuid, headerValue,
   toCents, roundReais, dateOnly, dateTime, PNG_1X1_BASE64, type Json, type LedgerEntry, type Outcome,
 } from '../../sandbox/core';
+import { renderSplit, splitErrors } from './emulator-split';
 import {
   type ErrorItem, ASAAS_DECLINE_CARDS, CARD_TYPES, DECLINE_DESCRIPTIONS, DELETABLE, REFUNDABLE, SANDBOX_HOST, authError, cardDataErrors, defineHidden, fail, fee,
   list, markPaid, newCustomer, notFound, paymentErrors, pixPayload,
@@ -130,17 +131,21 @@ export const asaasEmulator = defineEmulator((app, core) => {
     const card = CARD_TYPES.includes(body.billingType) ? resolveCard(body) : undefined;
     if (card && 'errors' in card) return fail(400, ...card.errors);
     const value = roundReais(Number(body.value));
+    const netValue = roundReais(value - fee(body.billingType, value));
+    const splitProblems = splitErrors(body.split, netValue);
+    if (splitProblems.length) return fail(400, ...splitProblems);
     const id = `pay_${randomDigits(12)}`;
     const invoice = id.slice(4);
     const payment: Json = {
       object: 'payment', id, dateCreated: dateOnly(), customer: body.customer, paymentLink: null, value,
-      netValue: roundReais(value - fee(body.billingType, value)), originalValue: null, interestValue: null, description: body.description ?? null,
+      netValue, originalValue: null, interestValue: null, description: body.description ?? null,
       billingType: body.billingType, status: 'PENDING', dueDate: body.dueDate, originalDueDate: body.dueDate, paymentDate: null,
       clientPaymentDate: null, confirmedDate: null, creditDate: null, estimatedCreditDate: null, installmentNumber: null,
       invoiceUrl: `${SANDBOX_HOST}/i/${invoice}`, invoiceNumber: randomDigits(8), bankSlipUrl: null, nossoNumero: null,
       transactionReceiptUrl: null, externalReference: body.externalReference ?? null, deleted: false, anticipated: false,
       anticipable: false, postalService: false, discount: { value: 0, dueDateLimitDays: 0, type: 'FIXED' }, fine: { value: 0, type: 'FIXED' },
       interest: { value: 0, type: 'PERCENTAGE' }, refunds: null,
+      ...(Array.isArray(body.split) ? { split: renderSplit(body.split, netValue, randomUuid) } : {}),
     };
     if (Number(body.installmentCount) > 1) {
       // One payment for the whole plan here; the real API answers with the first installment (see docs/gateways/asaas.md).

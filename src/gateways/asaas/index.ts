@@ -9,6 +9,8 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_3'],
   adapter: asaasAdapter,
   emulator: asaasEmulator,
+  // Wallet ids are UUIDs (asaas.md section 9).
+  splitRecipient: { pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an Asaas walletId (a UUID)' },
   credentials: {
     apiKey: { required: true, secret: true, description: 'API key ($aact_...)' },
     webhookSecret: { required: true, secret: true, description: 'the access token configured for the webhook in the Asaas panel' },

@@ -41,6 +41,10 @@ export const pagarmeAdapter: GatewayAdapter = {
   defaultBaseUrl: 'https://api.pagar.me',
   // Boleto and pix refunds on PSP accounts are bank transfers that need the payer's bank account,
   // which a normalized refund does not carry; pending ones can still be cancelled.
+  split: {
+    options: ['chargeProcessingFee', 'liable'], ownRecipientCredential: 'recipientId',
+    describe: '`payments[].split[]` (percentage or flat, `options`), the account\'s own recipient (credentials `recipientId`) taking the rest',
+  },
   capabilities: capabilityTable({
     boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },
     pix: { capture: 'unsupported' },

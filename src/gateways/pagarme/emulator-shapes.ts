@@ -2,6 +2,7 @@
 // validation errors, public card data. Routes and state are in ./emulator.ts.
 import type { DeclineCode } from '../types';
 import { cardBrand, declineAnswer, luhnValid, pixBrCode, randomDigits, randomId, isoSeconds as now, type Json } from '../../sandbox/core';
+import { splitErrors } from './emulator-split';
 
 export interface StoredCharge extends Json {
   id: string;
@@ -141,6 +142,10 @@ export function orderErrors(body: Json): Json | undefined {
     const a = body.customer.address;
     if (!a) add('order.customer.address', 'The address field is required for boleto.');
     else for (const f of ['line_1', 'zip_code', 'city', 'state', 'country']) if (!a[f]) add(`order.customer.address.${f}`, `The ${f} field is required.`);
+  }
+  if (payment && Array.isArray(body.items)) {
+    const total = body.items.reduce((sum: number, item: Json) => sum + (item?.amount ?? 0) * (item?.quantity ?? 1), 0);
+    Object.assign(errors, splitErrors(payment.split, payment.amount ?? total, 'order.payments[0].split') ?? {});
   }
   return Object.keys(errors).length ? errors : undefined;
 }

@@ -10,9 +10,12 @@ export const descriptor: GatewayDescriptor = {
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
   tokenPrefixes: ['token_'],
+  splitRecipient: { pattern: '^rp_[A-Za-z0-9]{16}$', description: 'a Pagar.me recipient id (rp_ and 16 letters or digits)' },
   credentials: {
     secretKey: { required: true, secret: true, pattern: '^sk_', description: 'secret key, sk_test_... or sk_...' },
     webhookSecret: { required: true, secret: true, description: 'HMAC secret for x-hub-signature' },
+    // Split rules cover the whole payment on Pagar.me, the account's own recipient included (pagarme.md section 9).
+    recipientId: { required: false, secret: false, pattern: '^rp_[A-Za-z0-9]{16}$', description: 'optional; the account\'s own recipient (rp_...), needed to split charges' },
   },
-  sandboxCredentials: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002' },
+  sandboxCredentials: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002', recipientId: 'rp_RouteGateSandb02' },
 };

@@ -60,6 +60,10 @@ export const pagbankAdapter: GatewayAdapter = {
   // cancel (it expires); once paid its PIX charge refunds like a card. The Orders API has no customer
   // resource (customers exist only in the separate recurring-payments API): the buyer goes inline.
   // Every order needs the buyer inline (customer.tax_id): without it the router skips PagBank before any call.
+  split: {
+    options: [], ownRecipientCredential: 'accountId',
+    describe: '`splits` (method `FIXED`, `receivers[].account.id`, `amount.value`), the account\'s own (credentials `accountId`) taking the rest',
+  },
   capabilities: capabilityTable({
     credit_card: { charge: { needs: 'customer' } },
     debit_card: { charge: { needs: 'customer' } },

@@ -5,6 +5,7 @@ import {
   boletoFactor, cardBrand, dropUndefined, luhnValid, pixBrCode, randomDigits, randomUuid, wireToCents as toCents, centsToWire as toWire,
   isoNow as now, type AmountUnit as Unit, type Json, type Outcome,
 } from '../../sandbox/core';
+import { splitsProblem } from './emulator-split';
 
 export interface StoredCharge {
   id: string;
@@ -116,6 +117,8 @@ export function orderProblem(body: Json, unit: Unit): Problem | undefined {
     if (qr?.amount?.value === undefined) return missing(`qr_codes[${i}].amount.value`);
     if (toCents(qr.amount.value, unit) === undefined) return invalid(`qr_codes[${i}].amount.value`);
     if (qr.expiration_date !== undefined && Number.isNaN(Date.parse(qr.expiration_date))) return invalid(`qr_codes[${i}].expiration_date`);
+    const splits = splitsProblem(qr.splits, toCents(qr.amount.value, unit), `qr_codes[${i}].splits`, unit);
+    if (splits) return splits;
   }
   return undefined;
 }
@@ -126,6 +129,8 @@ export function chargeProblem(charge: Json, path: string, unit: Unit): Problem |
   if (charge.amount?.value === undefined) return missing('amount.value');
   if (toCents(charge.amount.value, unit) === undefined) return invalid('amount.value');
   if (charge.amount.currency !== undefined && charge.amount.currency !== 'BRL') return invalid('amount.currency');
+  const splits = splitsProblem(charge.splits, toCents(charge.amount.value, unit), `${path}.splits`, unit);
+  if (splits) return splits;
   const method = charge.payment_method;
   if (!method?.type) return missing('payment_method.type');
   if (!PAYMENT_TYPES.has(method.type)) return invalid('payment_method.type');

@@ -11,11 +11,14 @@ export const descriptor: GatewayDescriptor = {
   adapter: pagbankAdapter,
   emulator: pagbankEmulator,
   tokenPrefixes: ['CARD_'],
+  splitRecipient: { pattern: '^ACCO_[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'a PagBank account id (ACCO_ and a UUID)' },
   credentials: {
     token: { required: true, secret: true, description: 'PagBank bearer token' },
     webhookSecret: { required: false, secret: true, description: 'optional; enables webhook validation' },
+    // FIXED split receivers sum to the charge amount, the primary account included (pagbank.md section 9).
+    accountId: { required: false, secret: false, pattern: '^ACCO_[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'optional; the account\'s own PagBank account id (ACCO_...), needed to split charges' },
   },
-  sandboxCredentials: { token: 'sandbox_routegate_token_0005', webhookSecret: 'pagbank_token_sandbox_0005' },
+  sandboxCredentials: { token: 'sandbox_routegate_token_0005', webhookSecret: 'pagbank_token_sandbox_0005', accountId: 'ACCO_5A5A5A5A-0000-4000-8000-000000000005' },
   wireSettings: [{
     env: AMOUNT_UNIT_SETTING, default: 'cents', accepts: ['cents', 'reais'],
     description: 'PagBank wire amounts: cents (the real Orders API) or reais (SPEC.md\'s profile); the emulator follows it too',

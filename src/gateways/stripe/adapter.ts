@@ -125,6 +125,8 @@ export const stripeAdapter: GatewayAdapter = {
   defaultBaseUrl: 'https://api.stripe.com',
   // Manual capture is card-only; boleto payments cannot be refunded (stripe.md section 3). Pending pix and
   // boleto PaymentIntents (requires_action) can be cancelled. debit_card is a card at Stripe.
+  // A destination charge has one connected account (stripe.md section 9); the platform pays the fees and is liable.
+  split: { maxRecipients: 1, options: [], describe: 'one recipient: `transfer_data[destination]`, the merchant\'s share as `application_fee_amount`' },
   capabilities: capabilityTable({
     pix: { capture: 'unsupported' },
     boleto: { capture: 'unsupported', refund: 'unsupported', partial_refund: 'unsupported' },

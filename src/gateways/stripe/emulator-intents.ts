@@ -1,6 +1,7 @@
 import { pixBrCode, randomDigits, randomId, randomUuid, unixNow as now } from '../../sandbox/core';
 import { type Params, type Json, type StripeDecline, DOCS, StripeError, invalid, missing, noSuch, int, bool, list, oneOf, rejectUnknown, metadataOf } from './emulator-wire';
 import { type State, type StoredPm, pmFromData, resolvePm } from './emulator-payment-methods';
+import { destinationOf } from './emulator-connect';
 
 // Stripe PaymentIntents for the emulator (shared/gateways/stripe.md): create (per API version), confirm (cards
 // authorize or decline with 402, pix and boleto wait for the payer), capture, cancel. Amounts are integer cents.
@@ -106,16 +107,17 @@ export function createIntent(s: State, p: Params, livemode: boolean, version: st
   }
   if (types.some((t) => t !== 'card') && currency !== 'brl') throw invalid(`The currency provided (${currency}) is invalid. Payments with ${types.join(', ')} support the following currencies: brl.`, { param: 'currency' });
   const options = methodOptions(p, types, captureMethod);
+  const connect = destinationOf(p, amount);
   const id = randomId('pi_3', 23);
   const pi: Json = {
     id, object: 'payment_intent', amount, amount_capturable: 0, amount_details: { tip: {} }, amount_received: 0, application: null,
-    application_fee_amount: null, automatic_payment_methods: null, canceled_at: null, cancellation_reason: null, capture_method: captureMethod,
+    automatic_payment_methods: null, canceled_at: null, cancellation_reason: null, capture_method: captureMethod,
     client_secret: `${id}_secret_${randomId('', 25)}`, confirmation_method: 'automatic', created: now(), currency, customer: p.customer ?? null,
     description: p.description ?? null, last_payment_error: null, latest_charge: null, livemode, metadata: metadataOf(p), next_action: null,
     on_behalf_of: null, payment_method: pm?.json.id ?? null, payment_method_options: options, payment_method_types: types, processing: null,
     receipt_email: p.receipt_email ?? null, review: null, setup_future_usage: null, shipping: null, source: null, statement_descriptor: null,
     statement_descriptor_suffix: p.statement_descriptor_suffix ?? null, status: pm ? 'requires_confirmation' : 'requires_payment_method',
-    transfer_data: null, transfer_group: null,
+    transfer_group: null, ...connect,
   };
   s.intents.set(id, pi);
   if (confirm) {

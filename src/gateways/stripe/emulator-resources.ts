@@ -3,6 +3,7 @@ import { type Params, type Json, DOCS, invalid, missing, noSuch, int, list, oneO
 import { matchesSearch, parseSearchQuery } from './emulator-search';
 import { billingDetails, type State } from './emulator-payment-methods';
 import { findIntent, intentView, unexpectedState } from './emulator-intents';
+import { reversalOf } from './emulator-connect';
 
 // Stripe's other resources for the emulator (shared/gateways/stripe.md): PaymentIntent search, refunds,
 // customers, and the ledger the control API lists.
@@ -78,12 +79,13 @@ export function createRefund(s: State, p: Params): Json {
   const amount = int(p, 'amount') ?? remaining;
   if (amount < 1) throw invalid('Invalid positive integer', { code: 'parameter_invalid_integer', param: 'amount' });
   if (amount > remaining) throw invalid(`Refund amount (${brl(amount)}) is greater than unrefunded amount on charge (${brl(remaining)})`, { code: 'amount_too_large', param: 'amount' });
+  const reversal = reversalOf(p, pi, charge.id);
   charge.amount_refunded += amount;
   charge.refunded = charge.amount_refunded >= charge.amount_captured;
   const refund = {
     id: randomId('re_3', 23), object: 'refund', amount, balance_transaction: randomId('txn_3', 23), charge: charge.id, created: now(),
     currency: charge.currency, destination_details: { type: pi.payment_method_types[0], [pi.payment_method_types[0]]: {} }, metadata: metadataOf(p),
-    payment_intent: pi.id, reason: reason ?? null, receipt_number: null, source_transfer_reversal: null, status: 'succeeded', transfer_reversal: null,
+    payment_intent: pi.id, reason: reason ?? null, receipt_number: null, source_transfer_reversal: null, status: 'succeeded', ...reversal,
   };
   s.refunds.set(refund.id, refund);
   return refund;

@@ -11,6 +11,8 @@ export const descriptor: GatewayDescriptor = {
   adapter: stripeAdapter,
   emulator: stripeEmulator,
   tokenPrefixes: ['pm_', 'tok_', 'src_'],
+  // Connect accounts (stripe.md section 9): acct_ and letters or digits.
+  splitRecipient: { pattern: '^acct_[A-Za-z0-9]{1,64}$', description: 'a Stripe connected account id (acct_ and letters or digits)' },
   credentials: {
     secretKey: { required: true, secret: true, pattern: '^(sk|rk)_', description: 'secret key, sk_test_... or sk_live_...' },
     webhookSecret: { required: true, secret: true, pattern: '^whsec_', description: 'endpoint signing secret, whsec_...' },
