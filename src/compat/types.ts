@@ -86,6 +86,8 @@ export interface CompatSurface {
    * served for accounts in this compatibility mode; what `routes` does not list is passed through to the gateway.
    */
   prefixes: readonly string[];
+  /** The HTTP status of a successful create, as the gateway answers it (default 200). */
+  createStatus?: number;
   /** Bodies in application/x-www-form-urlencoded are accepted and decoded with qs and these options. */
   form?: IParseOptions;
   /** The gateway's amount unit in native bodies; default the adapter's amountUnit. */
