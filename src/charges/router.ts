@@ -58,7 +58,7 @@ export function planAttempts(
   const hasToken = !!token;
   // A token belongs to the gateway that issued it: the one its native prefix names, else (a native payload) the
   // compat gateway, else the first choice. A native payload's token is charged at its home even when the account
-  // does not list it (a Stripe client's pm_ with primary elsewhere); a normalized request keeps to its list.
+  // does not list it (a native client's own payment-method id, primary elsewhere); a normalized request keeps to its list.
   const tokenHome = (token && (tokenIssuer(token) ?? opts.compatGateway)) || first;
   if (hasToken && opts.compatGateway && !named && !order.includes(tokenHome)) order.push(tokenHome);
   const hasRecipientId = (request as { split?: Array<{ recipient_id?: string }> }).split?.some((s) => s.recipient_id) ?? false;

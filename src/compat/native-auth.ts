@@ -3,9 +3,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 /**
- * The RouteGate key wherever a gateway's SDK puts its own key: `Authorization: Bearer <key>` (Stripe, Mercado Pago,
- * PagBank), HTTP Basic with the key as user and an empty password (Pagar.me; Stripe's curl -u), the `access_token`
- * header (Asaas), or RouteGate's own `x-api-key`. undefined when none is sent.
+ * The RouteGate key wherever a gateway's SDK puts its own key: `Authorization: Bearer <key>`, HTTP
+ * Basic with the key as user and an empty password, the `access_token` header, or RouteGate's own `x-api-key`
+ * (docs/compatibility.md lists which SDK sends which). undefined when none is sent.
  */
 export function nativeKey(headers: IncomingHttpHeaders): string | undefined {
   const apiKey = first(headers['x-api-key']);

@@ -3,7 +3,7 @@ import { rgError } from '../errors';
 import type { CompatSurface } from './types';
 
 /**
- * A native body as its gateway's clients send it: JSON, or (where the gateway's API uses it, Stripe)
+ * A native body as its gateway's clients send it: JSON, or (where the gateway's API uses it)
  * application/x-www-form-urlencoded in bracket notation, decoded with qs and the surface's options, never by hand.
  */
 export function decodeNativeBody(contentType: string | undefined, raw: Buffer | string | undefined, surface: CompatSurface | undefined): Record<string, unknown> {

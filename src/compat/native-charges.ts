@@ -32,7 +32,14 @@ export async function nativeCreateToNormalized(
   const charge = (mapped && typeof mapped === 'object' ? mapped : {}) as Record<string, unknown>;
   if (typeof charge.customerId === 'string') {
     const stored = deps.store.customers.findByAnyId(accountId, charge.customerId);
-    if (stored) charge.customerId = stored.externalId;
+    if (stored) {
+      charge.customerId = stored.externalId;
+      // The customer the client named fills what the payment's own billing details leave out (the CPF, most often),
+      // so any gateway the charge is routed to gets the payer it requires.
+      const known = { name: stored.name, email: stored.email, document: stored.document, phone: stored.phone ?? undefined, address: stored.address ?? undefined };
+      const inline = (charge.customer && typeof charge.customer === 'object' ? charge.customer : {}) as Record<string, unknown>;
+      charge.customer = JSON.parse(JSON.stringify({ ...known, ...inline }));
+    }
   }
   validator.assert('charge-request', charge, '', (errors) => rgError('INVALID_REQUEST', { fields: validationSummary(errors) }, { details: { errors } }));
   const valid = charge as unknown as NormalizedCharge;

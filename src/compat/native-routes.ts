@@ -67,7 +67,7 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
       if (mode !== state.gateway) throw rgError('COMPAT_NOT_ENABLED', { gateway: state.gateway, mode: mode ?? 'off' });
       return;
     }
-    // At the root the account's mode decides whose API this is (/v1 is Stripe's and Mercado Pago's).
+    // At the root the account's mode decides whose API this is (two gateways may both live under /v1).
     const surface = mode ? COMPAT_SURFACES.get(mode) : undefined;
     state.shape = surface ? mode! : undefined;
     if (!surface || !surfacesAt(state.path).includes(mode!)) throw rgError('ROUTE_NOT_FOUND', { method: request.method, path: state.path });

@@ -139,9 +139,12 @@ async function list(s: CompatServices, call: OperationCall): Promise<OperationAn
 async function customerCreate(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
   const { request, gateway } = call;
   const input = JSON.parse(JSON.stringify(call.surface.answers.customerInput(call.native))) as Record<string, unknown>;
-  // The compat gateway's own customer ids are what its clients expect; without its credentials, the primary's.
-  const here = ADAPTERS[gateway].capabilities.customer !== 'unsupported' && s.deps.vault.reveal(request.account.id, gateway) !== undefined;
-  if (here) input.gateway = gateway;
+  // The customer is made where the account's charges go (its primary), so a later charge there can use it; a primary
+  // without customers (or without credentials) leaves it to the compat gateway, whose own ids its clients expect.
+  const usable = (g: GatewayId | null | undefined): g is GatewayId => !!g && ADAPTERS[g]?.capabilities.customer !== 'unsupported' && s.deps.vault.reveal(request.account.id, g) !== undefined;
+  const primary = request.settings.primaryGateway as GatewayId | null;
+  const target = usable(primary) ? primary : usable(gateway) ? gateway : undefined;
+  if (target) input.gateway = target;
   s.validator.assert('customer-request', input, '', (errors) => rgError('INVALID_REQUEST', { fields: validationSummary(errors) }, { details: { errors } }));
   const { customer, raw } = await s.customers.create(request.account, request.settings, input as never);
   return answer(call.surface.answers.customer({ view: customerView(customer), raw, processedHere: customer.gateway === gateway }, call.native, 'customerCreate'));

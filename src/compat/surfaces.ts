@@ -14,7 +14,7 @@ export function compatSurface(id: unknown): { gateway: GatewayId; surface: Compa
   return surface && gateway ? { gateway, surface } : undefined;
 }
 
-/** Every root prefix some surface serves (`/v1` is both Stripe's and Mercado Pago's: one route, dispatched by account). */
+/** Every root prefix some surface serves (a prefix two gateways share is one route, dispatched by account). */
 export function rootPrefixes(): string[] {
   return [...new Set([...COMPAT_SURFACES.values()].flatMap((s) => s.prefixes))].sort();
 }

@@ -27,7 +27,7 @@ export interface NativeRequest {
 
 /**
  * Where a value is read from: `param:<name>` (a path parameter), `body:<dotted.path>` or `query:<dotted.path>`.
- * A list is tried in order; the first present value wins (Stripe refunds: `body:payment_intent`, `body:charge`).
+ * A list is tried in order; the first present value wins (a refund naming the payment or its charge: `body:payment_intent`, `body:charge`).
  */
 export type ValueSource = `param:${string}` | `body:${string}` | `query:${string}`;
 
@@ -41,7 +41,7 @@ export interface CompatRoute {
   /** An amount, in the gateway's own unit (see CompatSurface.amountUnit); absent = the whole amount. */
   amount?: readonly ValueSource[];
   /**
-   * Several operations on one method and path (Mercado Pago's PUT /v1/payments/{id} captures or cancels by body):
+   * Several operations on one method and path (a PUT /payments/{id} that captures or cancels by its body):
    * the first route whose `when` accepts the request is used.
    */
   when?(request: NativeRequest): boolean;
@@ -82,7 +82,7 @@ export interface CompatSurface {
   /** The native paths RouteGate translates (create, retrieve, list, capture, cancel, refund, customers). */
   routes: readonly CompatRoute[];
   /**
-   * The first path segments of the gateway's API at the root (`/v1` for Stripe): root requests under them are
+   * The first path segments of the gateway's API at the root (e.g. `/v1`): root requests under them are
    * served for accounts in this compatibility mode; what `routes` does not list is passed through to the gateway.
    */
   prefixes: readonly string[];
@@ -92,7 +92,7 @@ export interface CompatSurface {
   form?: IParseOptions;
   /** The gateway's amount unit in native bodies; default the adapter's amountUnit. */
   amountUnit?(wire: WireSettings): AmountUnit;
-  /** Extra bindings native.request needs besides $now (PagBank: $amountUnit). */
+  /** Extra bindings native.request needs besides $now (e.g. $amountUnit where the unit is a deployment setting). */
   bindings?(wire: WireSettings): Record<string, unknown>;
   /** The gateway's own auth header for a passed-through call, from the account's stored credentials. */
   passthroughHeaders(credentials: Record<string, string>): Record<string, string>;

@@ -1,5 +1,5 @@
 -- Compatibility mode (issue 11): a native follow-up names a charge by any id RouteGate returned for it: its own id,
--- the gateway's id (external_id) or an extra gateway id in refs (a Stripe ch_ beside the pi_). This table indexes
+-- the gateway's id (external_id) or an extra gateway id in refs (a charge id beside a payment id). This table indexes
 -- the gateway ids per account; RouteGate's own ids are the charges' primary key.
 CREATE TABLE charge_native_ids (
   account_id TEXT NOT NULL,
