@@ -111,7 +111,7 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
         return { ...out, ...request.compatState!.surface!.passthroughHeaders(credentials) };
       },
       rewriteHeaders: (headers: Record<string, unknown>, request?: FastifyRequest) => ({
-        ...headers, 'x-rg-passthrough': 'true', 'x-rg-gateway': request?.compatState?.gateway ?? 'none',
+        ...headers, ...rgHeaders(undefined, request?.compatState?.gateway), 'x-rg-passthrough': 'true',
       }),
       onError: (reply: FastifyReply, { error }: { error: Error }) => {
         const gateway = reply.request.compatState?.gateway ?? 'the gateway';
