@@ -19,6 +19,8 @@ import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
 import { ChargeService, type GatewayDeps } from './charges/orchestrator';
 import { Reconciler } from './charges/reconciler';
+import { CustomerService } from './charges/customers';
+import { compatRoutes } from './compat/native-routes';
 
 export interface AppOptions {
   config: Config;
@@ -110,9 +112,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     installAuth(api, store);
     await registerKeyRateLimit(api, { max: config.rateLimit });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
-    await api.register(chargeRoutes, { deps: gatewayDeps, charges });
+    await api.register(chargeRoutes, { deps: gatewayDeps, charges, validator });
     await api.register(coproducerRoutes, { store });
   }, { prefix: '/api/v1' });
+  // Compatibility mode: the compat gateways' own paths, auth and errors (their own context: raw bodies, proxy).
+  await app.register(compatRoutes, { services: { deps: gatewayDeps, charges, customers: new CustomerService(gatewayDeps), validator }, store, production: config.production, rateLimit: config.rateLimit });
 
   return app;
 }

@@ -206,6 +206,26 @@ export const ERRORS = {
   NO_GATEWAY_FOR_CUSTOMER: { code: 'VALIDATION_ERROR', message: 'No gateway for the customer: send "gateway" or set primaryGateway', field: MISSING_GATEWAY },
   CUSTOMERS_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} has no customer resource; send the customer inline on each charge' },
 
+  // Compatibility mode (src/compat/): a gateway's own API served by RouteGate
+  PAYLOAD_FORMAT_INVALID: {
+    code: 'VALIDATION_ERROR', message: 'X-Payload-Format accepts only "native" (this call in RouteGate\'s normalized format); got {value}',
+    field: { name: 'X-Payload-Format', message: 'must be native' },
+  },
+  COMPAT_NOT_SERVED: { code: 'NOT_FOUND', message: 'RouteGate does not serve the {gateway} API (no compatibility mode for {gateway} in this version)' },
+  COMPAT_NOT_ENABLED: {
+    code: 'NOT_FOUND',
+    message: 'Compatibility mode for {gateway} is not enabled on this account (it is {mode}): set compatibilityMode to {gateway} with PATCH /api/v1/clients/settings',
+  },
+  FORM_BODY_UNSUPPORTED: {
+    code: 'UNSUPPORTED_MEDIA_TYPE', message: 'application/x-www-form-urlencoded is only taken in compatibility mode for a gateway whose API uses it; send the body as application/json',
+  },
+  NATIVE_PARAM_MISSING: { code: 'VALIDATION_ERROR', message: 'Missing required param: {field}', field: { name: '{field}', message: 'is required' } },
+  NATIVE_AMOUNT_INVALID: {
+    code: 'VALIDATION_ERROR', message: '{field} must be a positive amount in {unit}', field: { name: '{field}', message: 'must be a positive amount in {unit}' },
+  },
+  CUSTOMER_NOT_FOUND: { code: 'NOT_FOUND', message: 'Customer {id} not found' },
+  PASSTHROUGH_FAILED: { code: 'GATEWAY_UNREACHABLE', message: '{gateway} could not be reached for the passed-through call: {reason}' },
+
   // Gateway failures, mapped once (src/charges/outcomes.ts). `failure` is the adapter's or HTTP client's account.
   DECLINED: { code: 'GATEWAY_ERROR', retry: 'no', message: '{declineCode}: {reason}' },
   GATEWAY_REJECTED_CREDENTIALS: { code: 'GATEWAY_AUTH_ERROR', message: '{gateway} rejected the stored credentials: {reason}' },
@@ -302,7 +322,7 @@ export class RouteGateError extends Error {
 export function rgError<K extends OwnErrorKey>(key: K, ...[params, extra = {}]: ParamArgs<K, ErrorExtra>): RouteGateError {
   const spec: ErrorSpec = ERRORS[key];
   const p = params as Record<string, Param> | undefined;
-  const details = spec.field ? { ...extra.details, errors: [{ field: spec.field.name, message: render(spec.field.message, p) }] } : extra.details;
+  const details = spec.field ? { ...extra.details, errors: [{ field: render(spec.field.name, p), message: render(spec.field.message, p) }] } : extra.details;
   return new RouteGateError(spec.code as ErrorCode, render(spec.message, p), details ? { ...extra, details } : extra, key);
 }
 

@@ -109,10 +109,13 @@ export class ChargeService {
     return Date.now() + this.deps.requestDeadlineMs;
   }
 
-  async create(account: AccountRow, settings: SettingsRow, request: NormalizedCharge, opts: { idempotencyKey?: string; deadline?: number } = {}): Promise<ChargeResult> {
+  /** `compatGateway`: the request came in that gateway's native format (its tokens' home; src/charges/router.ts). */
+  async create(
+    account: AccountRow, settings: SettingsRow, request: NormalizedCharge, opts: { idempotencyKey?: string; deadline?: number; compatGateway?: GatewayId } = {},
+  ): Promise<ChargeResult> {
     const { store } = this.deps;
     const deadline = opts.deadline ?? this.deadline();
-    const plan = planAttempts(store, this.deps.vault, account.id, settings, request);
+    const plan = planAttempts(store, this.deps.vault, account.id, settings, request, { compatGateway: opts.compatGateway });
     const now = nowIso();
     const charge: ChargeRecord = {
       id: newChargeId(), accountId: account.id, gateway: plan.first, primaryGateway: plan.first, fallbackUsed: false, externalId: null,

@@ -44,7 +44,9 @@ export interface AttemptPlan {
  * any network call: capabilities, credentials, and what may not leave the gateway that issued it
  * (card tokens, saved payment methods, customers, split recipient ids).
  */
-export function planAttempts(store: Store, vault: CredentialVault, accountId: string, settings: SettingsRow, request: NormalizedCharge): AttemptPlan {
+export function planAttempts(
+  store: Store, vault: CredentialVault, accountId: string, settings: SettingsRow, request: NormalizedCharge, opts: { compatGateway?: GatewayId } = {},
+): AttemptPlan {
   const named = request.gateway === undefined ? undefined : resolveGatewayId(request.gateway);
   const first = named ?? (settings.primaryGateway as GatewayId | null) ?? undefined;
   if (!first) {
@@ -56,8 +58,11 @@ export function planAttempts(store: Store, vault: CredentialVault, accountId: st
     : undefined;
   const token = request.creditCard?.token || request.creditCard?.paymentMethodId;
   const hasToken = !!token;
-  // A token belongs to the gateway that issued it: the one its native prefix names, else the first choice.
-  const tokenHome = (token && tokenIssuer(token)) || first;
+  // A token belongs to the gateway that issued it: the one its native prefix names, else (a native payload) the
+  // compat gateway, else the first choice. A native payload's token is charged at its home even when the account
+  // does not list it (a native client's own payment-method id, primary elsewhere); a normalized request keeps to its list.
+  const tokenHome = (token && (tokenIssuer(token) ?? opts.compatGateway)) || first;
+  if (hasToken && opts.compatGateway && !named && !order.includes(tokenHome)) order.push(tokenHome);
   // Checked once (400 before anything is routed); resolved for each gateway below. Raw recipient ids belong to
   // the first choice, like card tokens (DESIGN.md's portability rule).
   const split = prepareSplit(store, vault, accountId, request, first);

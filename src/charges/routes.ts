@@ -7,20 +7,25 @@ import { storedChargeError, type ChargeResult, type ChargeService, type GatewayD
 import { envelope } from '../errors';
 import { CustomerService, customerView, type CustomerInput } from './customers';
 import { chargeView, rgHeaders, shapeCharge } from './response-format';
+import type { SchemaValidator } from '../http/schemas';
+import { installCompatCreate } from '../compat/api-create';
 
 const errors = { 400: { $ref: 'error-envelope#' }, 401: { $ref: 'error-envelope#' }, 404: { $ref: 'error-envelope#' }, 422: { $ref: 'error-envelope#' }, 502: { $ref: 'error-envelope#' }, 504: { $ref: 'error-envelope#' } };
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } };
 
 
 /** POST/GET charges, follow-up operations and customers: thin handlers over the services. */
-export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDeps; charges: ChargeService }): Promise<void> {
+export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDeps; charges: ChargeService; validator: SchemaValidator }): Promise<void> {
   const { deps, charges } = opts;
   const customers = new CustomerService(deps);
   const production = app.config?.production ?? false;
+  const compat = installCompatCreate(app, { deps, validator: opts.validator, production });
   // A retried create whose first answer was "being confirmed" (or whose first request died) answers what the
   // charge is now, after one read-only settle attempt, never a stale 504 or a "still processing" for 24 hours.
   installIdempotency(app, deps.store, {
     staleClaimMs: charges.locks.leaseMs,
+    // A native create is "the same request" by what the client sent, not by its translation (which reads the clock).
+    bodyOf: (request) => (request.compatCreate ? request.compatCreate.nativeBody : request.body),
     async answerFromCharge(request, chargeId) {
       await charges.reconcile(chargeId);
       const charge = deps.store.charges.get(request.account.id, chargeId);
@@ -59,7 +64,9 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     const { settings } = request;
     const body = request.body;
     const charge: NormalizedCharge = { ...body, currency: (body.currency ?? 'BRL').toUpperCase(), capture: body.capture ?? true, clientIp: request.ip };
-    const result = await charges.create(request.account, settings, charge, { idempotencyKey: request.idempotencyKey, deadline: charges.deadline() });
+    const compatGateway = request.compatCreate?.gateway;
+    const result = await charges.create(request.account, settings, charge, { idempotencyKey: request.idempotencyKey, deadline: charges.deadline(), compatGateway });
+    if (compatGateway) return compat.answer(request, reply, result);
     return send(reply, result, settings.responseFormat, 201);
   });
 

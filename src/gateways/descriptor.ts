@@ -1,5 +1,6 @@
 import type { GatewayAdapter } from './types';
 import type { EmulatorPlugin } from '../sandbox/types';
+import type { CompatSurface } from '../compat/types';
 
 /** One credential field of a gateway: how it is validated, and whether it is a secret (masked, never logged). */
 export interface CredentialField {
@@ -60,4 +61,10 @@ export interface GatewayDescriptor {
   accountSettings?: Readonly<Record<string, AccountSettingSpec>>;
   /** Account settings the sandbox's demo account uses for this gateway. */
   sandboxAccountSettings?: Readonly<Record<string, unknown>>;
+  /**
+   * Compatibility mode: the gateway's own API served by RouteGate (src/gateways/<id>/compat.ts; docs/compatibility.md).
+   * Absent = accounts may not set compatibilityMode to this gateway's native paths (POST /api/v1/charges still
+   * takes its native create body through native.request).
+   */
+  compat?: CompatSurface;
 }

@@ -38,6 +38,20 @@ export function toRouteGateError(err: FastifyError | Error): RouteGateError {
   return rgError('INTERNAL_ERROR', {}, { cause: err });
 }
 
+/** Log what deserves it (a 500 of RouteGate's own with its stack; a gateway failure as a warning); returns the error. */
+export function logError(rgErr: RouteGateError, err: unknown, request: FastifyRequest): RouteGateError {
+  if (rgErr.statusCode >= 500 && rgErr.code === 'INTERNAL_ERROR') request.log.error({ err }, 'unhandled error');
+  // The error's text under its own key: pino's `msg` is the line's one message.
+  else if (rgErr.statusCode >= 500) request.log.warn({ code: rgErr.code, gateway: rgErr.gateway, reason: rgErr.message }, 'gateway failure');
+  return rgErr;
+}
+
+/** The SPEC.md envelope with the error's headers. */
+export function sendEnvelope(reply: FastifyReply, err: RouteGateError, production: boolean): FastifyReply {
+  for (const [name, value] of Object.entries(err.extra.headers ?? {})) reply.header(name, value);
+  return reply.code(err.statusCode).type('application/json; charset=utf-8').send(envelope(err, production));
+}
+
 interface RouteShape { methods: Set<string>; pattern: RegExp }
 
 export const errorHandlerPlugin = fp(async (app: FastifyInstance, opts: { production: boolean }) => {
@@ -49,12 +63,7 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance, opts: { produc
   });
 
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const rgErr = toRouteGateError(err);
-    if (rgErr.statusCode >= 500 && rgErr.code === 'INTERNAL_ERROR') request.log.error({ err }, 'unhandled error');
-    // The error's text under its own key: pino's `msg` is the line's one message.
-    else if (rgErr.statusCode >= 500) request.log.warn({ code: rgErr.code, gateway: rgErr.gateway, reason: rgErr.message }, 'gateway failure');
-    for (const [name, value] of Object.entries(rgErr.extra.headers ?? {})) reply.header(name, value);
-    return reply.code(rgErr.statusCode).type('application/json; charset=utf-8').send(envelope(rgErr, opts.production));
+    return sendEnvelope(reply, logError(toRouteGateError(err), err, request), opts.production);
   });
 
   // Unknown routes are rate-limited too: the per-IP limit is an app-wide onRequest hook.

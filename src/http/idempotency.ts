@@ -37,6 +37,10 @@ export interface IdempotencyOptions {
   staleClaimMs?: number;
   /** The answer for a create whose key is bound to a charge that was not settled when first answered. */
   answerFromCharge?(request: FastifyRequest, chargeId: string): Promise<ChargeLinkedAnswer | undefined>;
+  /** Whether the key is RouteGate's to honour on this POST (default all); a passed-through call leaves it to the gateway. */
+  applies?(request: FastifyRequest): boolean;
+  /** The body "the same request" compares (default request.body; a native create compares what the client sent). */
+  bodyOf?(request: FastifyRequest): unknown;
 }
 
 export function installIdempotency(app: FastifyInstance, store: Store, opts: IdempotencyOptions = {}): void {
@@ -46,7 +50,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     reply.code(a.status).headers({ ...a.headers, 'idempotent-replayed': 'true' }).send(a.body);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST') return;
+    if (request.method !== 'POST' || (opts.applies && !opts.applies(request))) return;
     const header = request.headers['idempotency-key'];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0] : header;
@@ -54,7 +58,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
       throw rgError('IDEMPOTENCY_KEY_INVALID');
     }
     const accountId = request.account.id;
-    const hash = sha256Hex(`${request.method} ${request.url.split('?')[0]}\n${canonical(request.body)}`);
+    const hash = sha256Hex(`${request.method} ${request.url.split('?')[0]}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
     const now = clock.now();
     const existing = store.idempotency.get(accountId, key);
     if (existing && existing.expiresAt > now) {

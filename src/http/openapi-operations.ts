@@ -23,6 +23,8 @@ interface Operation {
   public?: boolean;
   /** The success body is not JSON. */
   produces?: string;
+  /** A compatibility-mode family: the compat gateway's own answers, passthrough included. */
+  compat?: boolean;
 }
 
 const ref = (id: string): Schema => ({ $ref: `${id}#` });
@@ -31,6 +33,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (a sentence per problem), or MISSING_CREDENTIALS for the gateway used',
   401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, or UNAUTHORIZED (GET /metrics without its token)',
   403: 'CLIENT_INACTIVE, or GATEWAY_AUTH_ERROR (status follows the gateway)',
+  402: 'compatibility mode: a declined card, in the compat gateway\'s convention',
   404: 'NOT_FOUND: no such resource for this account',
   409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running), CHARGE_BUSY, or ALREADY_EXISTS (a coproducer e-mail in use)',
   413: 'PAYLOAD_TOO_LARGE: body over ROUTEGATE_BODY_LIMIT',
@@ -44,6 +47,13 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 const AUTHENTICATED = [400, 401, 403, 429, 500];
+
+// Compatibility mode: one family per prefix and method (docs/compatibility.md lists each gateway's native paths).
+const COMPAT_FAMILY: Operation = {
+  success: { status: 200, description: 'the compat gateway\'s own answer: a translated operation in its native shape, or its answer to a passed-through call (X-RG-Passthrough: true; any status it sends)' },
+  errors: [402, 404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true, compat: true,
+};
+const COMPAT_OPERATIONS = Object.fromEntries(['/compat/:gateway/*', '/v1/*'].flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} ${path}`, COMPAT_FAMILY])));
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /health': { success: { status: 200, description: 'the process is up and the database answers' }, errors: [503], public: true },
@@ -124,9 +134,11 @@ export const OPERATIONS: Record<string, Operation> = {
     success: { status: 201, description: 'the customer as created at the gateway; send its externalId as customerId', schema: ref('customer-response') },
     errors: [409, 422, 502, 504], body: true, idempotent: true,
   },
+  ...COMPAT_OPERATIONS,
 };
 
 const header = (type: string, description: string) => ({ type, description });
+
 
 const COMMON_HEADERS = {
   'x-request-id': header('string', 'the request id: the one sent (if well-formed) or a generated UUID; on every log line of the request'),
@@ -140,7 +152,9 @@ const RG_HEADERS = {
   'x-rg-gateway': header('string', 'the gateway that processed the call (or was asked for, before any attempt)'),
   'x-rg-fallback-used': header('string', '`true` when a fallback gateway processed the charge, else `false`'),
   'x-rg-charge-id': header('string', 'the internal charge id; absent when the request failed before a charge existed'),
+  'x-rg-error-code': header('string', 'compatibility mode: the RouteGate error code of a native-shaped error'),
 };
+const PASSTHROUGH = { 'x-rg-passthrough': header('string', '`true` when the call was passed through to the compat gateway untranslated') };
 const REPLAYED = { 'idempotent-replayed': header('string', '`true` when this is the stored answer to an earlier request with the same Idempotency-Key') };
 const RETRY_AFTER = { 'retry-after': header('integer', 'seconds to wait before retrying') };
 
@@ -152,13 +166,16 @@ function responses(op: Operation): Record<string, Schema> {
     ...(status === 429 ? RETRY_AFTER : {}),
     ...(op.rgHeaders ? RG_HEADERS : {}),
     ...(op.idempotent && status !== 429 ? REPLAYED : {}),
+    ...(op.compat ? PASSTHROUGH : {}),
   });
   const out: Record<string, Schema> = {};
   const successSchema = op.produces ? { type: 'string' } : op.success.schema ?? { type: 'object' };
   out[op.success.status] = { description: op.success.description, headers: headersFor(op.success.status), ...successSchema };
   const statuses = new Set([...(op.public ? [] : AUTHENTICATED), ...(op.body ? [413, 415] : []), ...op.errors]);
   for (const status of [...statuses].sort()) {
-    out[status] = { description: ERROR_DESCRIPTIONS[status], headers: headersFor(status), ...ref('error-envelope') };
+    // Native errors take the compat gateway's shape (its native.error mapping), not the envelope.
+    const body = op.compat ? { type: 'object', description: 'the compat gateway\'s native error body' } : ref('error-envelope');
+    out[status] = { description: ERROR_DESCRIPTIONS[status] ?? 'a native error', headers: headersFor(status), ...body };
   }
   return out;
 }
@@ -177,6 +194,9 @@ export function documentRoute({ schema, url, route }: { schema: Schema | undefin
   if (op.idempotent) {
     requestHeaders['idempotency-key'] = header('string',
       '1 to 255 visible ASCII characters. The same key and body replay the first answer (kept 24 hours); the same key with another body is 409.');
+  }
+  if (op.compat) {
+    requestHeaders.authorization = header('string', 'the RouteGate key as `Bearer <key>`, or Basic with the key as user (also `access_token` or `x-api-key`)');
   }
   if (url === '/metrics') requestHeaders.authorization = header('string', '`Bearer <ROUTEGATE_METRICS_TOKEN>`, when that variable is set');
   doc.headers = { type: 'object', properties: requestHeaders };

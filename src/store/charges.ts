@@ -124,6 +124,8 @@ export class ChargesRepository {
   private readonly scheduleStmt;
   private readonly processingCountStmt;
   private readonly reconcileAttemptsStmt;
+  private readonly nativeIdStmt;
+  private readonly byNativeIdStmt;
   private readonly updateStmts = new Map<string, import('better-sqlite3').Statement>();
 
   constructor(private readonly db: DB) {
@@ -146,6 +148,8 @@ export class ChargesRepository {
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
     this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
+    this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (account_id, native_id, charge_id) SELECT account_id, ?, id FROM charges WHERE id = ?');
+    this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
   }
 
   /** A new charge, locked by its creator until the create is settled. */
@@ -165,6 +169,17 @@ export class ChargesRepository {
     const params: Record<string, unknown> = { id, updatedAt: nowIso() };
     for (const k of keys) params[k] = columnValue(k, patch[k as keyof ChargePatch]);
     stmt.run(params);
+    // Every gateway id the charge gets is indexed for native follow-ups (findByAnyId), in the caller's transaction.
+    const ids = [patch.externalId, ...Object.values(patch.refs ?? {})].filter((v): v is string => typeof v === 'string' && v !== '');
+    for (const nativeId of ids) this.nativeIdStmt.run(nativeId, id);
+  }
+
+  /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
+  findByAnyId(accountId: string, id: string): ChargeRecord | undefined {
+    const own = this.get(accountId, id);
+    if (own) return own;
+    const chargeId = this.byNativeIdStmt.get(accountId, id) as string | undefined;
+    return chargeId === undefined ? undefined : this.get(accountId, chargeId);
   }
 
   /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */

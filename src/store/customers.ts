@@ -18,11 +18,13 @@ export interface CustomerRecord {
 export class CustomersRepository {
   private readonly insertStmt;
   private readonly byExternalStmt;
+  private readonly byIdStmt;
 
   constructor(db: DB) {
     this.insertStmt = db.prepare(`INSERT INTO customers (id, account_id, gateway, external_id, name, email, document, phone, address, metadata, created_at)
       VALUES (@id, @accountId, @gateway, @externalId, @name, @email, @document, @phone, @address, @metadata, @createdAt)`);
     this.byExternalStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND external_id = ? LIMIT 1');
+    this.byIdStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND id = ?');
   }
 
   insert(c: CustomerRecord): void {
@@ -31,11 +33,19 @@ export class CustomersRepository {
 
   /** The customer RouteGate created under this gateway id, if it did. */
   byExternalId(accountId: string, externalId: string): CustomerRecord | undefined {
-    const r = this.byExternalStmt.get(accountId, externalId) as Record<string, string> | undefined;
-    return r && {
-      id: r.id, accountId: r.account_id, gateway: r.gateway, externalId: r.external_id, name: r.name, email: r.email,
-      document: r.document, phone: r.phone ?? null, address: r.address ? JSON.parse(r.address) : null,
-      metadata: r.metadata ? JSON.parse(r.metadata) : null, createdAt: r.created_at,
-    };
+    return fromRow(this.byExternalStmt.get(accountId, externalId) as Record<string, string> | undefined);
   }
+
+  /** The account's customer by RouteGate's id (cus_rg_...) or by the gateway's id. */
+  findByAnyId(accountId: string, id: string): CustomerRecord | undefined {
+    return fromRow(this.byIdStmt.get(accountId, id) as Record<string, string> | undefined) ?? this.byExternalId(accountId, id);
+  }
+}
+
+function fromRow(r: Record<string, string> | undefined): CustomerRecord | undefined {
+  return r && {
+    id: r.id, accountId: r.account_id, gateway: r.gateway, externalId: r.external_id, name: r.name, email: r.email,
+    document: r.document, phone: r.phone ?? null, address: r.address ? JSON.parse(r.address) : null,
+    metadata: r.metadata ? JSON.parse(r.metadata) : null, createdAt: r.created_at,
+  };
 }

@@ -2,6 +2,7 @@ import type { GatewayDescriptor } from '../descriptor';
 import { stripeAdapter } from './adapter';
 import { stripeEmulator } from './emulator';
 import { STRIPE_API_VERSION } from './wire';
+import { stripeCompat } from './compat';
 
 /** Stripe PaymentIntents (shared/gateways/stripe.md). */
 export const descriptor: GatewayDescriptor = {
@@ -30,4 +31,5 @@ export const descriptor: GatewayDescriptor = {
     },
   },
   sandboxAccountSettings: { stripeRawCardData: true },
+  compat: stripeCompat,
 };
