@@ -1,6 +1,7 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { asaasAdapter } from './adapter';
 import { asaasEmulator } from './emulator';
+import { asaasWebhook } from './webhook';
 
 /** Asaas API v3 (shared/gateways/asaas.md). */
 export const descriptor: GatewayDescriptor = {
@@ -9,6 +10,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_3'],
   adapter: asaasAdapter,
   emulator: asaasEmulator,
+  webhook: asaasWebhook,
   credentials: {
     apiKey: { required: true, secret: true, description: 'API key ($aact_...)' },
     webhookSecret: { required: true, secret: true, description: 'the access token configured for the webhook in the Asaas panel' },

@@ -1,6 +1,7 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { mercadopagoAdapter } from './adapter';
 import { mercadopagoEmulator } from './emulator';
+import { mercadopagoWebhook } from './webhook';
 
 /** Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). */
 export const descriptor: GatewayDescriptor = {
@@ -9,6 +10,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_4'],
   adapter: mercadopagoAdapter,
   emulator: mercadopagoEmulator,
+  webhook: mercadopagoWebhook,
   credentials: {
     accessToken: { required: true, secret: true, description: 'access token, TEST-... or APP_USR-...' },
     webhookSecret: { required: true, secret: true, description: 'webhook signature secret (x-signature)' },

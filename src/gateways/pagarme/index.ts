@@ -1,6 +1,7 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { pagarmeAdapter } from './adapter';
 import { pagarmeEmulator } from './emulator';
+import { pagarmeWebhook } from './webhook';
 
 /** Pagar.me core v5 (shared/gateways/pagarme.md). */
 export const descriptor: GatewayDescriptor = {
@@ -9,10 +10,15 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_2'],
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
+  webhook: pagarmeWebhook,
   tokenPrefixes: ['token_'],
   credentials: {
     secretKey: { required: true, secret: true, pattern: '^sk_', description: 'secret key, sk_test_... or sk_...' },
     webhookSecret: { required: true, secret: true, description: 'HMAC secret for x-hub-signature' },
+    webhookPublicKey: {
+      required: false, secret: false,
+      description: 'optional; checks X-Webhook-Asymmetric-Signature (RS256): a PEM public key, a JWKS document, or the https URL of one (https://hubapi.pagar.me/.well-known/jwks.json)',
+    },
   },
   sandboxCredentials: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002' },
 };

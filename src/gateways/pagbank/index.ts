@@ -2,6 +2,7 @@ import type { GatewayDescriptor } from '../descriptor';
 import { pagbankAdapter } from './adapter';
 import { pagbankEmulator } from './emulator';
 import { AMOUNT_UNIT_SETTING } from './wire';
+import { pagbankWebhook } from './webhook';
 
 /** PagBank (PagSeguro) Orders API (shared/gateways/pagbank.md). */
 export const descriptor: GatewayDescriptor = {
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_5', 'pagseguro'],
   adapter: pagbankAdapter,
   emulator: pagbankEmulator,
+  webhook: pagbankWebhook,
   tokenPrefixes: ['CARD_'],
   credentials: {
     token: { required: true, secret: true, description: 'PagBank bearer token' },

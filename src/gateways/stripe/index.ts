@@ -2,6 +2,7 @@ import type { GatewayDescriptor } from '../descriptor';
 import { stripeAdapter } from './adapter';
 import { stripeEmulator } from './emulator';
 import { STRIPE_API_VERSION } from './wire';
+import { stripeWebhook } from './webhook';
 
 /** Stripe PaymentIntents (shared/gateways/stripe.md). */
 export const descriptor: GatewayDescriptor = {
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_1'],
   adapter: stripeAdapter,
   emulator: stripeEmulator,
+  webhook: stripeWebhook,
   tokenPrefixes: ['pm_', 'tok_', 'src_'],
   credentials: {
     secretKey: { required: true, secret: true, pattern: '^(sk|rk)_', description: 'secret key, sk_test_... or sk_live_...' },
