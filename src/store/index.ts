@@ -6,6 +6,9 @@ import { MetaRepository } from './meta';
 import { ChargesRepository } from './charges';
 import { CustomersRepository } from './customers';
 import { IdempotencyRepository } from './idempotency';
+import { WebhookEventsRepository } from './webhook-events';
+import { DeliveriesRepository } from './deliveries';
+import { SigningSecretsRepository } from './signing-secrets';
 import { GroupCommit } from './group-commit';
 import { ExternalWrites } from './read-cache';
 
@@ -18,6 +21,9 @@ export class Store {
   readonly charges: ChargesRepository;
   readonly customers: CustomersRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly webhookEvents: WebhookEventsRepository;
+  readonly deliveries: DeliveriesRepository;
+  readonly signingSecrets: SigningSecretsRepository;
   private readonly group: GroupCommit;
 
   constructor(readonly db: DB) {
@@ -29,6 +35,9 @@ export class Store {
     this.charges = new ChargesRepository(db);
     this.customers = new CustomersRepository(db);
     this.idempotency = new IdempotencyRepository(db);
+    this.webhookEvents = new WebhookEventsRepository(db);
+    this.deliveries = new DeliveriesRepository(db);
+    this.signingSecrets = new SigningSecretsRepository(db);
     this.group = new GroupCommit(db);
   }
 
