@@ -185,10 +185,24 @@ export class WebhookProcessor {
     const delivery = pending[pending.length - 1];
     const owner = ChargeLocks.newOwner();
     if (!store.deliveries.claim(delivery.id, owner, this.deps.now(), this.deps.forwarder.leaseMs)) {
-      return { ...base, delivered: false, error: 'a delivery attempt is in progress' };
+      // Another copy of this event is being delivered right now (gateways send bursts): its outcome is ours.
+      return { ...base, ...(await this.outcomeOf(delivery.id)) };
     }
     const attempt = await this.deps.forwarder.attempt(delivery.id, owner);
     this.deps.log.info({ eventId, accountId, delivered: attempt.delivered }, 'webhook sent again by the gateway');
     return { ...base, delivered: attempt.delivered, error: attempt.attempt?.error ?? undefined };
+  }
+
+  /** Wait (at most one delivery timeout) for the attempt someone else is making, and tell how it went. */
+  private async outcomeOf(deliveryId: string): Promise<{ delivered: boolean; error?: string }> {
+    const until = Date.now() + this.deps.forwarder.options.timeoutMs + 1_000;
+    let attempts = this.deps.gatewayDeps.store.deliveries.get(deliveryId)?.attempts ?? 0;
+    for (;;) {
+      const d = this.deps.gatewayDeps.store.deliveries.get(deliveryId);
+      if (!d || d.status === 'delivered') return { delivered: true };
+      if (d.attempts > attempts || d.status === 'failed') return { delivered: false, error: 'the backend did not take it' };
+      if (Date.now() > until) return { delivered: false, error: 'a delivery attempt is still in progress' };
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 }

@@ -4,6 +4,9 @@ import { MerchantBackend } from './merchant-backend';
 import type { Reply } from '../helper';
 import type { GatewayId } from '../../src/gateways/registry-ids';
 import type { SettingsRow } from '../../src/store/accounts';
+import { AccountService } from '../../src/accounts/service';
+import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
+import { GATEWAY_IDS } from '../../src/gateways/registry-ids';
 
 export interface WebhookHarness {
   e2e: E2E;
@@ -17,6 +20,8 @@ export interface WebhookHarness {
 export interface Merchant {
   apiKey: string;
   id: string;
+  /** Shown once at account creation (the CLI's webhookSigningSecret). */
+  signingSecret: string;
   /** The account's receiver path for a gateway: /api/v1/webhooks/<gateway>/<webhookToken>. */
   path(gateway: GatewayId): string;
   /** POST a notification to a receiver path with these headers (and query string). */
@@ -36,11 +41,16 @@ export async function startWebhookHarness(env: Record<string, string> = {}): Pro
   return {
     e2e, backend, logs,
     async merchant(opts = {}) {
-      const apiKey = e2e.account({ webhookForwardUrl: backend.url, ...opts.settings }, undefined, opts.credentials);
+      // Made as the CLI makes accounts: with the signing secret, shown once.
+      const { app } = e2e.sandbox;
+      const created = new AccountService(app.store, app.config.masterKey).create('Loja Webhooks', 'loja@example.com');
+      for (const g of GATEWAY_IDS) app.vault.save(created.id, g, opts.credentials?.[g] ?? SANDBOX_CREDENTIALS[g]);
+      app.store.accounts.saveSettings(created.id, { ...app.store.accounts.settings(created.id), webhookForwardUrl: backend.url, ...opts.settings });
+      const apiKey = created.apiKey;
       const me = (await e2e.call('GET', '/api/v1/clients/me', { key: apiKey })).body.data;
       const post = (p: string, body: string, headers: Record<string, string>) => e2e.call('POST', p, { rawBody: body, headers });
       return {
-        apiKey, id: me.id,
+        apiKey, id: me.id, signingSecret: created.webhookSigningSecret!,
         path: (g) => new URL(me.webhookUrls[g]).pathname,
         post,
         events: async () => (await e2e.call('GET', '/api/v1/events?limit=100', { key: apiKey })).body.data,
