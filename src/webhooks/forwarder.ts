@@ -38,7 +38,7 @@ export class Forwarder {
 
   /** The lease a holder takes: long enough for one attempt, short enough that a crashed holder's is soon taken over. */
   get leaseMs(): number {
-    return this.options.timeoutMs + 10_000;
+    return 2 * this.options.timeoutMs + 1_000;
   }
 
   async attempt(deliveryId: string, owner: string): Promise<AttemptResult> {

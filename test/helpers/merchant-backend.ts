@@ -10,6 +10,9 @@ export interface Received { headers: http.IncomingHttpHeaders; body: string; at:
 export class MerchantBackend {
   readonly received: Received[] = [];
   failWith: number | undefined;
+  /** Take requests and never answer them (a backend stuck mid-request); counted in `hung`. */
+  hang = false;
+  hung = 0;
   private server: http.Server | undefined;
   private port = 0;
   private waiters: Array<() => void> = [];
@@ -23,6 +26,10 @@ export class MerchantBackend {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
+        if (this.hang) {
+          this.hung += 1;
+          return;
+        }
         if (this.failWith) {
           res.writeHead(this.failWith).end('down for maintenance');
           return;
