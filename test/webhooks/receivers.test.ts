@@ -184,3 +184,16 @@ test('the account-less URL finds the account through the stored charge; an event
   assert.equal(ack.body.data.ignored, 'no account');
   assert.ok(h.logs.slice(logged).some((l) => /matches no account/.test(l)));
 });
+
+test('/metrics counts notifications received, verified, unverified and rejected per gateway, deliveries by outcome, and the outbox backlog', async () => {
+  const text = (await h.e2e.call('GET', '/metrics')).text;
+  const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"]/g, '\\$&')} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  for (const gateway of Object.keys(CASES)) {
+    assert.ok(value(`routegate_webhooks_received_total{gateway="${gateway}"}`) >= 3, `${gateway} received`);
+    assert.ok(value(`routegate_webhooks_verified_total{gateway="${gateway}",result="verified"}`) >= 1, `${gateway} verified`);
+    assert.ok(value(`routegate_webhooks_verified_total{gateway="${gateway}",result="unverified"}`) >= 1, `${gateway} unverified`);
+    assert.ok(value(`routegate_webhooks_rejected_total{gateway="${gateway}"}`) >= 2, `${gateway} rejected`);
+  }
+  assert.ok(value('routegate_webhook_deliveries_total{outcome="delivered"}') >= 10);
+  assert.equal(value('routegate_webhook_outbox_backlog'), 0);
+});
