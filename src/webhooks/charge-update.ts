@@ -1,7 +1,7 @@
 import type { ChargePatch, ChargeRecord } from '../store/charges';
 import type { WebhookResult } from './event';
 
-// Gateways deliver out of order (Stripe says so outright) and retry for days, so an event may arrive after a newer
+// Gateways deliver out of order (some say so outright) and retry for days, so an event may arrive after a newer
 // one: a charge only ever moves forward. Statuses have an order (a payment can fail and then succeed on a retry, an
 // approved payment can be cancelled or refunded, never the reverse), and amounts paid and refunded only grow.
 const RANK: Record<string, number> = { pending: 0, processing: 0, declined: 1, failed: 1, approved: 2, cancelled: 3, refunded: 3 };

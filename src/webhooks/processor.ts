@@ -40,7 +40,7 @@ const JWKS_TIMEOUT_MS = 5_000;
 
 /**
  * A gateway notification from bytes to outbox: find the gateway and the account, verify, read what the notification
- * points to (Mercado Pago), normalize with mappings/<id>/webhook.jsonata, dedupe, update the charge under its lock,
+ * points to (a notification may carry only an id), normalize with mappings/<id>/webhook.jsonata, dedupe, update the charge under its lock,
  * and write the event with its delivery in one transaction before the first (synchronous) delivery attempt.
  */
 export class WebhookProcessor {
