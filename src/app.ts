@@ -21,6 +21,14 @@ import { ChargeService, type GatewayDeps } from './charges/orchestrator';
 import { Reconciler } from './charges/reconciler';
 import { CustomerService } from './charges/customers';
 import { compatRoutes } from './compat/native-routes';
+import { clock } from './lib/clock';
+import { SafeHttp } from './webhooks/safe-http';
+import { SigningSecrets } from './webhooks/signing-secrets';
+import { Forwarder } from './webhooks/forwarder';
+import { DeliveryWorker } from './webhooks/worker';
+import { WebhookProcessor } from './webhooks/processor';
+import { webhookReceiverRoutes } from './webhooks/routes';
+import { eventRoutes } from './webhooks/event-routes';
 
 export interface AppOptions {
   config: Config;
@@ -36,6 +44,7 @@ declare module 'fastify' {
     vault: CredentialVault;
     charges: ChargeService;
     reconciler: Reconciler;
+    webhooks: { processor: WebhookProcessor; worker: DeliveryWorker; forwarder: Forwarder; secrets: SigningSecrets };
   }
 }
 
@@ -83,11 +92,25 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const reconciler = new Reconciler(store, charges, app.log, { intervalMs: config.reconcileIntervalMs });
   app.decorate('charges', charges);
   app.decorate('reconciler', reconciler);
-  // Charges a crash left `processing` are settled as soon as the service is up, then periodically.
-  app.addHook('onReady', async () => reconciler.start());
+  // Webhooks: the clock is injectable (lib/clock) so replay windows and backoff are tested without waiting.
+  const now = () => clock.now();
+  const safeHttp = new SafeHttp({ production: config.production, allowPrivate: config.allowPrivateForwardUrls });
+  const secrets = new SigningSecrets(store, config.masterKey, now);
+  const forwarder = new Forwarder(store, secrets, safeHttp, app.log, { timeoutMs: config.webhookTimeoutMs, retryBaseMs: config.webhookRetryBaseMs, now });
+  const worker = new DeliveryWorker(store, forwarder, app.log, { intervalMs: config.webhookWorkerIntervalMs, now });
+  const processor = new WebhookProcessor({ gatewayDeps, charges, forwarder, http: safeHttp, log: app.log, now });
+  app.decorate('webhooks', { processor, worker, forwarder, secrets });
+  // Charges a crash left `processing` are settled as soon as the service is up, then periodically; so are the
+  // deliveries a crash left in the outbox.
+  app.addHook('onReady', async () => {
+    reconciler.start();
+    worker.start();
+  });
   app.addHook('onClose', async () => {
     await reconciler.stop();
+    await worker.stop();
     await http.close();
+    await safeHttp.close();
     store.close();
   });
   app.addHook('onSend', async (request, reply) => {
@@ -104,9 +127,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await registerDocs(app, config.publicUrl);
 
   await app.register(probeRoutes, { store, mappings });
-  const metrics = new Metrics({ backlog: () => reconciler.backlog() });
+  const metrics = new Metrics({ backlog: () => reconciler.backlog(), outboxBacklog: () => store.deliveries.backlog() });
   store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
+  processor.listener = (gateway, stage) => metrics.webhook(gateway, stage);
+  forwarder.listener = (outcome) => metrics.delivery(outcome);
   await app.register(metricsPlugin, { metrics, token: config.metricsToken });
+
+  // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
+  await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });
 
   await app.register(async (api) => {
     installAuth(api, store);
@@ -114,6 +142,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
     await api.register(chargeRoutes, { deps: gatewayDeps, charges, validator });
     await api.register(coproducerRoutes, { store });
+    await api.register(eventRoutes, { store, forwarder, now });
   }, { prefix: '/api/v1' });
   // Compatibility mode: the compat gateways' own paths, auth and errors (their own context: raw bodies, proxy).
   await app.register(compatRoutes, { services: { deps: gatewayDeps, charges, customers: new CustomerService(gatewayDeps), validator }, store, production: config.production, rateLimit: config.rateLimit });

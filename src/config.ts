@@ -32,6 +32,14 @@ export interface Config {
   allowFailingMappings: boolean;
   /** ROUTEGATE_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** How long a merchant backend has to answer one forwarded event (the gateway waits on the first attempt). */
+  webhookTimeoutMs: number;
+  /** First wait before a failed delivery is retried; doubles to 6 hours (ROUTEGATE_WEBHOOK_RETRY_BASE_MS, 1 minute). */
+  webhookRetryBaseMs: number;
+  /** How often the outbox worker looks for due deliveries; 0 = never (ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS). */
+  webhookWorkerIntervalMs: number;
+  /** ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS: in production, forward to private, loopback or link-local addresses too. */
+  allowPrivateForwardUrls: boolean;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -125,12 +133,16 @@ export function loadConfig(env: Env = process.env): Config {
   const allowFailingMappings = boolean(env, 'ROUTEGATE_ALLOW_FAILING_MAPPINGS');
   const metricsToken = env.ROUTEGATE_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('ROUTEGATE_METRICS_TOKEN must be at least 16 characters (generate one with: openssl rand -hex 24)');
+  const webhookTimeoutMs = integer(env, 'ROUTEGATE_WEBHOOK_TIMEOUT_MS', 5_000, 100, 60_000);
+  const webhookRetryBaseMs = integer(env, 'ROUTEGATE_WEBHOOK_RETRY_BASE_MS', 60_000, 10, 3_600_000);
+  const webhookWorkerIntervalMs = integer(env, 'ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS', 5_000, 0, 3_600_000);
+  const allowPrivateForwardUrls = boolean(env, 'ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS');
   const wire = wireSettings(env);
   const key = masterKey(env, dbPath, production, warnings);
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
     gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
-    wire, allowFailingMappings, metricsToken, warnings,
+    wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, warnings,
   };
 }
 

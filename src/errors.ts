@@ -45,6 +45,8 @@ export const PUBLIC_CODES = {
   INTERNAL_ERROR: { status: 500, retry: 'yes' },
   GATEWAY_ERROR: { status: 502, retry: 'depends' },
   GATEWAY_UNREACHABLE: { status: 502, retry: 'yes' },
+  WEBHOOK_SIGNATURE_INVALID: { status: 401, retry: 'no' }, // a webhook receiver: the gateway's signature did not verify
+  WEBHOOK_NOT_DELIVERED: { status: 502, retry: 'yes' }, // a webhook receiver: stored, but the merchant backend has not taken it yet
   SERVICE_UNAVAILABLE: { status: 503, retry: 'yes' },
   GATEWAY_TIMEOUT: { status: 504, retry: 'yes, with the same Idempotency-Key' },
 } as const satisfies Record<string, PublicCodeSpec>;
@@ -234,6 +236,15 @@ export const ERRORS = {
   GATEWAY_NO_ANSWER: { code: 'GATEWAY_TIMEOUT', message: '{failure}' },
   GATEWAY_NO_CONNECTION: { code: 'GATEWAY_UNREACHABLE', message: '{failure}' },
   GATEWAY_CANNOT: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{failure}' },
+  // Webhooks (src/webhooks/)
+  WEBHOOK_TOKEN_UNKNOWN: { code: 'NOT_FOUND', message: 'Unknown webhook URL: no account has this webhook token' },
+  WEBHOOK_GATEWAY_UNKNOWN: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}: no webhook receiver for it' },
+  WEBHOOK_SIGNATURE_INVALID: { code: 'WEBHOOK_SIGNATURE_INVALID', message: '{gateway} webhook rejected: {reason}' },
+  WEBHOOK_NOT_DELIVERED: {
+    code: 'WEBHOOK_NOT_DELIVERED', message: 'Event {id} is stored but the merchant backend did not take it ({reason}); RouteGate retries it from its outbox',
+  },
+  EVENT_NOT_FOUND: { code: 'NOT_FOUND', message: 'Event {id} not found' },
+  NO_FORWARD_URL: { code: 'VALIDATION_ERROR', message: 'No webhookForwardUrl is set: set it with PATCH /api/v1/clients/settings first' },
   MAPPING_FAILED: { code: 'GATEWAY_ERROR', retry: 'no', message: 'RouteGate could not translate the {gateway} payload ({mapping}); see the mapping file' },
 } as const satisfies Record<string, ErrorSpec>;
 

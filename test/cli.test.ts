@@ -20,16 +20,17 @@ const tmp = () => {
   return { dir, env: { ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'c'.repeat(64) } };
 };
 
-test('accounts create prints one JSON line with id and apiKey; list, deactivate, activate and rotate work', () => {
+test('accounts create prints one JSON line with id, apiKey and webhookSigningSecret; list, deactivate, activate and rotate work', () => {
   const { env } = tmp();
   const created = routegate(['accounts', 'create', '--name', 'Loja CLI', '--email', 'cli@example.com'], env);
   assert.equal(created.code, 0, created.err);
   const lines = created.out.trim().split('\n');
   assert.equal(lines.length, 1);
   const account = JSON.parse(lines[0]);
-  assert.deepEqual(Object.keys(account), ['id', 'apiKey']);
+  assert.deepEqual(Object.keys(account), ['id', 'apiKey', 'webhookSigningSecret']);
   assert.match(account.id, /^[0-9a-f-]{36}$/);
   assert.match(account.apiKey, /^tk_[A-Za-z0-9]{32,}$/);
+  assert.match(account.webhookSigningSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
 
   const list = routegate(['accounts', 'list'], env);
   assert.equal(list.code, 0);
@@ -38,6 +39,7 @@ test('accounts create prints one JSON line with id and apiKey; list, deactivate,
   assert.equal(rows[0].id, account.id);
   assert.equal(rows[0].active, true);
   assert.ok(!list.out.includes(account.apiKey), 'list never shows keys');
+  assert.ok(!list.out.includes(account.webhookSigningSecret), 'nor signing secrets');
 
   assert.equal(routegate(['accounts', 'deactivate', account.id], env).code, 0);
   assert.equal(JSON.parse(routegate(['accounts', 'list'], env).out).active, false);
@@ -49,6 +51,19 @@ test('accounts create prints one JSON line with id and apiKey; list, deactivate,
   const r = JSON.parse(rotated.out);
   assert.equal(r.id, account.id);
   assert.notEqual(r.apiKey, account.apiKey);
+
+  const secret = routegate(['webhooks', 'rotate-secret', account.id], env);
+  assert.equal(secret.code, 0, secret.err);
+  const s = JSON.parse(secret.out);
+  assert.deepEqual(Object.keys(s), ['id', 'webhookSigningSecret', 'previousSecretsExpireAt']);
+  assert.match(s.webhookSigningSecret, /^whsec_/);
+  assert.notEqual(s.webhookSigningSecret, account.webhookSigningSecret);
+  const overlap = Date.parse(s.previousSecretsExpireAt) - Date.now();
+  assert.ok(overlap > 23.9 * 3600_000 && overlap <= 24 * 3600_000, `the previous secret signs for 24 hours (${overlap} ms)`);
+  assert.equal(routegate(['webhooks', 'rotate-secret', 'no-such-account'], env).code, 1);
+  // Stored sealed: the database file never holds the secret in clear.
+  const db = fs.readFileSync(env.ROUTEGATE_DB);
+  assert.ok(!db.includes(Buffer.from(account.webhookSigningSecret.slice(6))) && !db.includes(Buffer.from(s.webhookSigningSecret.slice(6))));
 });
 
 test('a key rotated by the CLI is refused by the running service at once', async () => {
@@ -108,7 +123,7 @@ test('--help on every command and group prints its usage on stdout and exits 0; 
   const top = routegate(['--help'], env);
   assert.equal(top.code, 0);
   assert.equal(top.err, '');
-  for (const name of ['accounts create', 'accounts list', 'accounts deactivate', 'accounts activate', 'keys rotate', 'emulators', 'mappings check']) {
+  for (const name of ['accounts create', 'accounts list', 'accounts deactivate', 'accounts activate', 'keys rotate', 'webhooks rotate-secret', 'emulators', 'mappings check']) {
     assert.ok(top.out.includes(name), `top-level help lists ${name}`);
     const res = routegate([...name.split(' '), '--help'], env);
     assert.equal(res.code, 0, `${name} --help: ${res.err}`);

@@ -13,6 +13,7 @@ const CONTRACTS: Record<string, string> = {
   'charge.response': 'charge-result.json',
   'customer.response': 'customer-result.json',
   'refund.response': 'refund-result.json',
+  webhook: 'webhook-result.json',
 };
 
 for (const [mapping, schemaFile] of Object.entries(CONTRACTS)) {

@@ -5,6 +5,8 @@ import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
 import { startService, type Reply } from './helper';
 import { listRoutes } from './helpers/routes';
 import { OPERATIONS } from '../src/http/openapi-operations';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+import { stripeEvent, stripeHeaders } from './helpers/gateway-webhooks';
 
 // The OpenAPI document at /docs/json is a valid 3.1 document, lists every route, and says what each route does:
 // requests are sent to every documented operation and each answer's status and X-RG-* / rate-limit headers must
@@ -166,6 +168,26 @@ test('one request (or more) per documented operation: every answer is documented
     for (const method of ['PUT', 'PATCH', 'DELETE']) await send(method, path, `${prefix}/v1/customers/cus_x`, { key: '', rawBody: 'name=x', headers: form });
   }
   const compatFamilies = new Set(['PUT /v1/{*}', 'PATCH /v1/{*}', 'DELETE /v1/{*}', 'PUT /compat/{gateway}/{*}', 'PATCH /compat/{gateway}/{*}', 'DELETE /compat/{gateway}/{*}']);
+  // Webhook receivers (no x-api-key needed; sending one changes nothing) and the events API.
+  const me = (await send('GET', '/api/v1/clients/me', '/api/v1/clients/me')).body.data;
+  const receiver = new URL(me.webhookUrls.stripe).pathname;
+  const signed = (type: string) => {
+    const body = stripeEvent(`evt_openapi_${type}`, type, { id: 'pi_openapi', object: 'payment_intent', amount: 1000, amount_received: 1000, currency: 'brl', status: 'succeeded', metadata: {} });
+    return { rawBody: body, headers: stripeHeaders(body, SANDBOX_CREDENTIALS.stripe.webhookSecret) };
+  };
+  assert.equal((await send('POST', '/api/v1/webhooks/{gateway}/{token}', receiver, signed('payment_intent.succeeded'))).status, 200);
+  await send('POST', '/api/v1/webhooks/{gateway}/{token}', receiver, { ...signed('charge.succeeded'), headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' } });
+  await send('POST', '/api/v1/webhooks/{gateway}/{token}', '/api/v1/webhooks/stripe/wh_unknown', signed('payment_intent.succeeded'));
+  await send('POST', '/api/v1/webhooks/{gateway}/{token}', receiver, { rawBody: 'not json', headers: { 'content-type': 'application/json' } });
+  await send('POST', '/api/v1/webhooks/{gateway}', '/api/v1/webhooks/stripe', signed('payment_intent.succeeded'));
+  await send('POST', '/api/v1/webhooks/{gateway}', '/api/v1/webhooks/unknown', signed('payment_intent.succeeded'));
+  const events = await send('GET', '/api/v1/events', '/api/v1/events');
+  const eventId = events.body.data[0].id;
+  await send('GET', '/api/v1/events/{id}', `/api/v1/events/${eventId}`);
+  await send('GET', '/api/v1/events/{id}', '/api/v1/events/evt_unknown');
+  await send('PATCH', '/api/v1/clients/settings', '/api/v1/clients/settings', { body: { webhookForwardUrl: `${await e2e.closedPortUrl()}/hooks` } });
+  await send('POST', '/api/v1/events/{id}/redeliver', `/api/v1/events/${eventId}/redeliver`);
+  await send('POST', '/api/v1/events/{id}/redeliver', '/api/v1/events/evt_unknown/redeliver');
 
   for (const { method, path, operation } of operations()) {
     // Families whose methods Stripe's API does not use: seen answering (above), but not with a success here.

@@ -34,13 +34,13 @@ interface Command {
   run(p: Parsed, io: Io): Promise<number> | number;
 }
 
-function withStore<T>(fn: (store: Store) => T): T {
+function withStore<T>(fn: (store: Store, masterKey: Buffer) => T): T {
   const config = loadConfig();
   for (const w of config.warnings) process.stderr.write(`routegate: warning: ${w}\n`);
   const store = openStore(config.dbPath);
   try {
     new CredentialVault(store, config.masterKey).verifyMasterKey();
-    return fn(store);
+    return fn(store, config.masterKey);
   } finally {
     store.close();
   }
@@ -50,15 +50,19 @@ const COMMANDS: Command[] = [
   {
     name: 'accounts create', args: [], synopsis: '--name NAME --email EMAIL',
     options: { name: { type: 'string' }, email: { type: 'string' } },
-    summary: 'create an account; prints {"id","apiKey"} (the key is shown once)',
-    details: ['Only the SHA-256 of the key is stored: copy it now, or rotate it later with `routegate keys rotate ID`.'],
+    summary: 'create an account; prints {"id","apiKey","webhookSigningSecret"} (both shown once)',
+    details: [
+      'Only the SHA-256 of the key is stored: copy it now, or rotate it later with `routegate keys rotate ID`.',
+      'webhookSigningSecret (whsec_...) signs the events forwarded to the account\'s webhookForwardUrl; it is stored',
+      'encrypted and never shown again: rotate it with `routegate webhooks rotate-secret ID`.',
+    ],
     run({ values }, io) {
       const name = typeof values.name === 'string' ? values.name.trim() : '';
       const email = typeof values.email === 'string' ? values.email.trim() : '';
       if (!name) throw usage('accounts create', 'missing --name NAME');
       if (!email || !EMAIL.test(email)) throw usage('accounts create', '--email needs a valid e-mail address');
-      const created = withStore((s) => new AccountService(s).create(name, email));
-      io.out(JSON.stringify({ id: created.id, apiKey: created.apiKey }));
+      const created = withStore((s, key) => new AccountService(s, key).create(name, email));
+      io.out(JSON.stringify({ id: created.id, apiKey: created.apiKey, webhookSigningSecret: created.webhookSigningSecret }));
       return EXIT.OK;
     },
   },
@@ -96,6 +100,24 @@ const COMMANDS: Command[] = [
         return EXIT.FAILED;
       }
       io.out(JSON.stringify({ id: rotated.id, apiKey: rotated.apiKey }));
+      return EXIT.OK;
+    },
+  },
+  {
+    name: 'webhooks rotate-secret', args: ['ID'], synopsis: 'ID', options: {},
+    summary: 'new webhook signing secret printed once as {"id","webhookSigningSecret","previousSecretsExpireAt"}',
+    details: [
+      'Forwarded events are signed with both the new and the previous secrets for 24 hours (two v1 signatures),',
+      'so the backend can switch without losing an event; then only with the new one.',
+    ],
+    run({ positionals }, io) {
+      const id = positionals[0];
+      const rotated = withStore((s, key) => new AccountService(s, key).rotateSigningSecret(id));
+      if (!rotated) {
+        io.err(`routegate: no account with id ${id}`);
+        return EXIT.FAILED;
+      }
+      io.out(JSON.stringify(rotated));
       return EXIT.OK;
     },
   },

@@ -1,6 +1,7 @@
 import type { GatewayAdapter } from './types';
 import type { EmulatorPlugin } from '../sandbox/types';
 import type { CompatSurface } from '../compat/types';
+import type { GatewayWebhook } from './webhook';
 
 /** One credential field of a gateway: how it is validated, and whether it is a secret (masked, never logged). */
 export interface CredentialField {
@@ -45,6 +46,8 @@ export interface GatewayDescriptor {
   /** The gateway emulator (a fastify plugin mounted under /<id>), following the real API. */
   emulator: EmulatorPlugin;
   credentials: Readonly<Record<string, CredentialField>>;
+  /** Webhook verification, event ids and fetches (src/gateways/<id>/webhook.ts); absent: no receiver for the gateway. */
+  webhook?: GatewayWebhook;
   /**
    * Native id prefixes of the card tokens and saved payment methods this gateway issues (only ones no other gateway
    * uses): a token carrying one is only ever sent to this gateway, whatever the account's primary.

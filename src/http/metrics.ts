@@ -11,8 +11,8 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 /**
  * RouteGate's Prometheus metrics, one registry per app (tests run several apps in one process). Gateway attempts
  * are observed where the store records them (ChargesRepository's attempt listener), requests and fallbacks from
- * the answers (onResponse), the reconciler backlog when scraped. Webhook deliveries and outbox depth are not
- * here yet: webhooks arrive with their own issue, and their metrics with them.
+ * the answers (onResponse), the reconciler backlog and the webhook outbox backlog when scraped; webhooks as the
+ * receivers and the forwarder report them.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -22,10 +22,14 @@ export class Metrics {
   private readonly attemptSeconds: Histogram<'gateway' | 'operation' | 'outcome'>;
   private readonly fallbacks: Counter<'gateway'>;
   private readonly declines: Counter<'gateway' | 'code'>;
+  private readonly webhooksReceived: Counter<'gateway'>;
+  private readonly webhooksVerified: Counter<'gateway' | 'result'>;
+  private readonly webhooksRejected: Counter<'gateway'>;
+  private readonly deliveries: Counter<'outcome'>;
   // An attempt row is written when it finishes, and again if the reconciler later settles it: count it once.
   private readonly counted = new LRUCache<string, true>({ max: 10_000 });
 
-  constructor(opts: { backlog: () => number }) {
+  constructor(opts: { backlog: () => number; outboxBacklog?: () => number }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'routegate_' });
     this.requests = new Counter({ name: 'routegate_http_requests_total', help: 'HTTP answers by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
@@ -40,6 +44,20 @@ export class Metrics {
     });
     this.fallbacks = new Counter({ name: 'routegate_charge_fallbacks_total', help: 'Charges processed by a fallback gateway, by that gateway', labelNames: ['gateway'], registers });
     this.declines = new Counter({ name: 'routegate_declines_total', help: 'Declines by gateway and normalized decline code', labelNames: ['gateway', 'code'], registers });
+    this.webhooksReceived = new Counter({ name: 'routegate_webhooks_received_total', help: 'Gateway notifications received (for a known account), by gateway', labelNames: ['gateway'], registers });
+    this.webhooksVerified = new Counter({
+      name: 'routegate_webhooks_verified_total', help: 'Notifications accepted, by gateway and result: verified, or unverified (no webhookSecret stored)', labelNames: ['gateway', 'result'], registers,
+    });
+    this.webhooksRejected = new Counter({ name: 'routegate_webhooks_rejected_total', help: 'Notifications refused because their signature did not verify, by gateway', labelNames: ['gateway'], registers });
+    this.deliveries = new Counter({
+      name: 'routegate_webhook_deliveries_total', help: 'Attempts to deliver events to merchant backends, by outcome: delivered, failed (retried later), gave_up', labelNames: ['outcome'], registers,
+    });
+    new Gauge({
+      name: 'routegate_webhook_outbox_backlog', help: 'Event deliveries waiting in the outbox for the merchant backend', registers,
+      collect() {
+        this.set(opts.outboxBacklog?.() ?? 0);
+      },
+    });
     new Gauge({
       name: 'routegate_reconciler_backlog', help: 'Charges in processing, waiting for the reconciler to settle them at their gateway', registers,
       collect() {
@@ -64,6 +82,16 @@ export class Metrics {
     const labels = { method, route, status_code: String(status) };
     this.requests.inc(labels);
     this.requestSeconds.observe(labels, seconds);
+  }
+
+  webhook(gateway: string, stage: 'received' | 'verified' | 'unverified' | 'rejected'): void {
+    if (stage === 'received') this.webhooksReceived.inc({ gateway });
+    else if (stage === 'rejected') this.webhooksRejected.inc({ gateway });
+    else this.webhooksVerified.inc({ gateway, result: stage });
+  }
+
+  delivery(outcome: 'delivered' | 'failed' | 'gave_up'): void {
+    this.deliveries.inc({ outcome });
   }
 
   fallback(gateway: string): void {

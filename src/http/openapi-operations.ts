@@ -19,7 +19,7 @@ interface Operation {
   rgHeaders?: boolean;
   /** Honours Idempotency-Key (POSTs of the charge routes). */
   idempotent?: boolean;
-  /** Not behind x-api-key: /health, /ready, /metrics. */
+  /** Not behind x-api-key: /health, /ready, /metrics, the webhook receivers. */
   public?: boolean;
   /** The success body is not JSON. */
   produces?: string;
@@ -31,17 +31,17 @@ const ref = (id: string): Schema => ({ $ref: `${id}#` });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (a sentence per problem), or MISSING_CREDENTIALS for the gateway used',
-  401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, or UNAUTHORIZED (GET /metrics without its token)',
+  401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, UNAUTHORIZED (GET /metrics without its token), or WEBHOOK_SIGNATURE_INVALID (a webhook receiver)',
   403: 'CLIENT_INACTIVE, or GATEWAY_AUTH_ERROR (status follows the gateway)',
   402: 'compatibility mode: a declined card, in the compat gateway\'s convention',
   404: 'NOT_FOUND: no such resource for this account',
-  409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running), CHARGE_BUSY, or ALREADY_EXISTS (a coproducer e-mail in use)',
+  409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running), CHARGE_BUSY (on a webhook receiver: the charge stayed busy; the gateway retries), or ALREADY_EXISTS (a coproducer e-mail in use)',
   413: 'PAYLOAD_TOO_LARGE: body over ROUTEGATE_BODY_LIMIT',
   415: 'UNSUPPORTED_MEDIA_TYPE: send the body as application/json',
   422: 'GATEWAY_UNSUPPORTED_OPERATION: the gateway cannot do this, or needs something first',
   429: 'RATE_LIMIT_EXCEEDED: per-key or per-IP limit; see Retry-After',
   500: 'INTERNAL_ERROR (logged with the request id)',
-  502: 'GATEWAY_ERROR (declines included: the message starts with the decline code) or GATEWAY_UNREACHABLE',
+  502: 'GATEWAY_ERROR (declines included: the message starts with the decline code), GATEWAY_UNREACHABLE, or WEBHOOK_NOT_DELIVERED (a webhook receiver: stored, the merchant backend has not taken it yet; the gateway retries)',
   503: 'SERVICE_UNAVAILABLE: the database is not available or not writable, or mappings are missing',
   504: 'GATEWAY_TIMEOUT: the gateway did not answer in time; retry with the same Idempotency-Key',
 };
@@ -128,6 +128,24 @@ export const OPERATIONS: Record<string, Operation> = {
   },
   'DELETE /api/v1/coproducers/:id': {
     success: { status: 200, description: 'deleted', schema: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'object', properties: { id: { type: 'string' }, deleted: { type: 'boolean' } } } } } },
+    errors: [404],
+  },
+  'POST /api/v1/webhooks/:gateway/:token': {
+    success: {
+      status: 200,
+      description: "taken: stored, forwarded (or nothing to forward), a duplicate, or an event RouteGate does not forward. No x-api-key: the gateway's signature (docs/webhooks.md) authenticates it",
+      schema: ref('webhook-receipt'),
+    },
+    errors: [400, 401, 404, 409, 413, 500, 502], public: true,
+  },
+  'POST /api/v1/webhooks/:gateway': {
+    success: { status: 200, description: "taken (see the token form); the account is the one whose charge the event names, and an event matching no account is acknowledged", schema: ref('webhook-receipt') },
+    errors: [400, 401, 404, 409, 413, 500, 502], public: true,
+  },
+  'GET /api/v1/events': { success: { status: 200, description: 'a page of events, newest first', schema: ref('event-list-response') }, errors: [] },
+  'GET /api/v1/events/:id': { success: { status: 200, description: 'the event as forwarded, with every delivery and attempt', schema: ref('event-response') }, errors: [404] },
+  'POST /api/v1/events/:id/redeliver': {
+    success: { status: 200, description: 'a new delivery, attempted now; retried from the outbox if the backend does not take it', schema: ref('redelivery-response') },
     errors: [404],
   },
   'POST /api/v1/customers': {

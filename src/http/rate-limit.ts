@@ -6,6 +6,9 @@ const WINDOW_MS = 60_000;
 
 // Probes and scrapes come every few seconds from the same addresses; they are not API traffic.
 const PROBES = new Set(['/health', '/ready', '/metrics']);
+// Gateways deliver webhooks in bursts from a few addresses (a batch of pix paid at once); throttling them would
+// only make them retry for days. Receivers check the signature first and store nothing unverified.
+const WEBHOOKS = '/api/v1/webhooks/';
 
 function exceeded(_req: FastifyRequest, context: { ttl: number; max: number }): RouteGateError {
   const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
@@ -20,7 +23,7 @@ export interface RateLimitOptions {
 
 /**
  * Per client IP, as the very first onRequest hook of the whole app: it runs before auth, so it also
- * throttles key guessing, and it covers unknown routes. /health stays exempt for probes.
+ * throttles key guessing, and it covers unknown routes. Probes and webhook receivers stay exempt.
  */
 export async function registerIpRateLimit(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
   await app.register(rateLimit, { global: false, ...opts.store });
@@ -28,7 +31,7 @@ export async function registerIpRateLimit(app: FastifyInstance, opts: RateLimitO
     max: opts.max,
     timeWindow: WINDOW_MS,
     keyGenerator: (req) => `ip:${req.ip}`,
-    allowList: (req) => PROBES.has(req.url.split('?')[0]),
+    allowList: (req) => PROBES.has(req.url.split('?')[0]) || req.url.startsWith(WEBHOOKS),
     errorResponseBuilder: exceeded,
   }));
 }

@@ -7,6 +7,9 @@ import { ChargesRepository } from './charges';
 import { CustomersRepository } from './customers';
 import { CoproducersRepository } from './coproducers';
 import { IdempotencyRepository } from './idempotency';
+import { WebhookEventsRepository } from './webhook-events';
+import { DeliveriesRepository } from './deliveries';
+import { SigningSecretsRepository } from './signing-secrets';
 import { GroupCommit } from './group-commit';
 import { ExternalWrites } from './read-cache';
 
@@ -20,6 +23,9 @@ export class Store {
   readonly customers: CustomersRepository;
   readonly coproducers: CoproducersRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly webhookEvents: WebhookEventsRepository;
+  readonly deliveries: DeliveriesRepository;
+  readonly signingSecrets: SigningSecretsRepository;
   private readonly group: GroupCommit;
 
   constructor(readonly db: DB) {
@@ -32,6 +38,9 @@ export class Store {
     this.customers = new CustomersRepository(db);
     this.coproducers = new CoproducersRepository(db);
     this.idempotency = new IdempotencyRepository(db);
+    this.webhookEvents = new WebhookEventsRepository(db);
+    this.deliveries = new DeliveriesRepository(db);
+    this.signingSecrets = new SigningSecretsRepository(db);
     this.group = new GroupCommit(db);
   }
 

@@ -1,6 +1,7 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { asaasAdapter } from './adapter';
 import { asaasEmulator } from './emulator';
+import { asaasWebhook } from './webhook';
 
 /** Asaas API v3 (shared/gateways/asaas.md). */
 export const descriptor: GatewayDescriptor = {
@@ -11,6 +12,7 @@ export const descriptor: GatewayDescriptor = {
   emulator: asaasEmulator,
   // Wallet ids are UUIDs (asaas.md section 9).
   splitRecipient: { pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an Asaas walletId (a UUID)' },
+  webhook: asaasWebhook,
   credentials: {
     apiKey: { required: true, secret: true, description: 'API key ($aact_...)' },
     webhookSecret: { required: true, secret: true, description: 'the access token configured for the webhook in the Asaas panel' },

@@ -63,6 +63,12 @@ async function updatePayment(ctx: CallContext, ref: ChargeRef, action: 'capture'
   return normalizeCharge(ctx, reply);
 }
 
+/** GET a resource with the account's token (a subscription the webhook receiver reads); its JSON body. */
+export async function readResource(ctx: CallContext, path: string): Promise<unknown> {
+  requireCredential(ctx, 'accessToken');
+  return (await send(ctx, transport, { method: 'GET', path })).json;
+}
+
 export const mercadopagoAdapter: GatewayAdapter = {
   id: 'mercadopago',
   amountUnit: 'major',

@@ -1,6 +1,7 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { mercadopagoAdapter } from './adapter';
 import { mercadopagoEmulator } from './emulator';
+import { mercadopagoWebhook } from './webhook';
 
 /** Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). */
 export const descriptor: GatewayDescriptor = {
@@ -11,6 +12,7 @@ export const descriptor: GatewayDescriptor = {
   emulator: mercadopagoEmulator,
   // A collector (user) id: digits (mercadopago.md section 9). No split capability: v1 payments cannot split.
   splitRecipient: { pattern: '^[1-9][0-9]{0,19}$', description: 'a Mercado Pago collector id (digits)' },
+  webhook: mercadopagoWebhook,
   credentials: {
     accessToken: { required: true, secret: true, description: 'access token, TEST-... or APP_USR-...' },
     webhookSecret: { required: true, secret: true, description: 'webhook signature secret (x-signature)' },

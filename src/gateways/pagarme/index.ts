@@ -1,6 +1,7 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { pagarmeAdapter } from './adapter';
 import { pagarmeEmulator } from './emulator';
+import { pagarmeWebhook } from './webhook';
 
 /** Pagar.me core v5 (shared/gateways/pagarme.md). */
 export const descriptor: GatewayDescriptor = {
@@ -9,6 +10,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_2'],
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
+  webhook: pagarmeWebhook,
   tokenPrefixes: ['token_'],
   splitRecipient: { pattern: '^rp_[A-Za-z0-9]{16}$', description: 'a Pagar.me recipient id (rp_ and 16 letters or digits)' },
   credentials: {
@@ -16,6 +18,10 @@ export const descriptor: GatewayDescriptor = {
     webhookSecret: { required: true, secret: true, description: 'HMAC secret for x-hub-signature' },
     // Split rules cover the whole payment on Pagar.me, the account's own recipient included (pagarme.md section 9).
     recipientId: { required: false, secret: false, pattern: '^rp_[A-Za-z0-9]{16}$', description: 'optional; the account\'s own recipient (rp_...), needed to split charges' },
+    webhookPublicKey: {
+      required: false, secret: false,
+      description: 'optional; checks X-Webhook-Asymmetric-Signature (RS256): a PEM public key, a JWKS document, or the https URL of one (https://hubapi.pagar.me/.well-known/jwks.json)',
+    },
   },
   sandboxCredentials: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002', recipientId: 'rp_RouteGateSandb02' },
 };

@@ -3,6 +3,7 @@ import { stripeAdapter } from './adapter';
 import { stripeEmulator } from './emulator';
 import { STRIPE_API_VERSION } from './wire';
 import { stripeCompat } from './compat';
+import { stripeWebhook } from './webhook';
 
 /** Stripe PaymentIntents (shared/gateways/stripe.md). */
 export const descriptor: GatewayDescriptor = {
@@ -11,6 +12,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_1'],
   adapter: stripeAdapter,
   emulator: stripeEmulator,
+  webhook: stripeWebhook,
   tokenPrefixes: ['pm_', 'tok_', 'src_'],
   // Connect accounts (stripe.md section 9): acct_ and letters or digits.
   splitRecipient: { pattern: '^acct_[A-Za-z0-9]{1,64}$', description: 'a Stripe connected account id (acct_ and letters or digits)' },

@@ -1,0 +1,69 @@
+import type { DB } from './db';
+
+export interface WebhookEventRecord {
+  id: string;
+  accountId: string;
+  gateway: string;
+  /** The gateway's id for the event (or a hash of its body): the dedupe key with account and gateway. */
+  gatewayEventId: string;
+  type: string;
+  chargeId: string | null;
+  /** The RouteGate event exactly as forwarded (its bytes are what the signatures cover). */
+  payload: string;
+  createdAt: string;
+}
+
+interface Raw { id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string }
+
+const toRecord = (r: Raw): WebhookEventRecord => ({
+  id: r.id, accountId: r.account_id, gateway: r.gateway, gatewayEventId: r.gateway_event_id, type: r.type, chargeId: r.charge_id, payload: r.payload, createdAt: r.created_at,
+});
+
+/** Gateway events turned into RouteGate events, one per (account, gateway, gateway event id). */
+export class WebhookEventsRepository {
+  private readonly insertStmt;
+  private readonly byGatewayIdStmt;
+  private readonly byIdStmt;
+  private readonly chargeByExternalStmt;
+  private readonly chargeByIdStmt;
+
+  constructor(private readonly db: DB) {
+    this.insertStmt = db.prepare(`INSERT OR IGNORE INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at)
+      VALUES (@id, @accountId, @gateway, @gatewayEventId, @type, @chargeId, @payload, @createdAt)`);
+    this.byGatewayIdStmt = db.prepare('SELECT * FROM webhook_events WHERE account_id = ? AND gateway = ? AND gateway_event_id = ?');
+    this.byIdStmt = db.prepare('SELECT * FROM webhook_events WHERE id = ? AND account_id = ?');
+    this.chargeByExternalStmt = db.prepare('SELECT id, account_id FROM charges WHERE gateway = ? AND external_id = ? ORDER BY created_at DESC LIMIT 1');
+    this.chargeByIdStmt = db.prepare('SELECT id, account_id FROM charges WHERE id = ? AND gateway = ?');
+  }
+
+  /** false when the event is there already (a duplicate): nothing is written. */
+  insert(e: WebhookEventRecord): boolean {
+    return this.insertStmt.run(e).changes === 1;
+  }
+
+  findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): WebhookEventRecord | undefined {
+    const r = this.byGatewayIdStmt.get(accountId, gateway, gatewayEventId) as Raw | undefined;
+    return r && toRecord(r);
+  }
+
+  get(accountId: string, id: string): WebhookEventRecord | undefined {
+    const r = this.byIdStmt.get(id, accountId) as Raw | undefined;
+    return r && toRecord(r);
+  }
+
+  /** Newest first; `after` is the last event of the previous page. */
+  list(accountId: string, limit: number, after?: { createdAt: string; id: string }): WebhookEventRecord[] {
+    const where = after ? 'AND (created_at < @afterCreated OR (created_at = @afterCreated AND id < @afterId))' : '';
+    const rows = this.db.prepare(`SELECT * FROM webhook_events WHERE account_id = @accountId ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`)
+      .all({ accountId, limit, afterCreated: after?.createdAt, afterId: after?.id }) as Raw[];
+    return rows.map(toRecord);
+  }
+
+  /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
+  findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): { id: string; accountId: string } | undefined {
+    const row = (externalId ? this.chargeByExternalStmt.get(gateway, externalId) : undefined)
+      ?? (reference ? this.chargeByIdStmt.get(reference, gateway) : undefined);
+    const r = row as { id: string; account_id: string } | undefined;
+    return r && { id: r.id, accountId: r.account_id };
+  }
+}

@@ -1,0 +1,26 @@
+import type { ChargePatch, ChargeRecord } from '../store/charges';
+import type { WebhookResult } from './event';
+
+// Gateways deliver out of order (some say so outright) and retry for days, so an event may arrive after a newer
+// one: a charge only ever moves forward. Statuses have an order (a payment can fail and then succeed on a retry, an
+// approved payment can be cancelled or refunded, never the reverse), and amounts paid and refunded only grow.
+const RANK: Record<string, number> = { pending: 0, processing: 0, declined: 1, failed: 1, approved: 2, cancelled: 3, refunded: 3 };
+
+/**
+ * The columns a payment event changes on the stored charge, read under the charge's lock; empty when the event is
+ * older than what the charge already shows.
+ */
+export function patchFromEvent(current: ChargeRecord, e: WebhookResult): ChargePatch {
+  if (!e.status || !e.type?.startsWith('payment.')) return {};
+  const now = RANK[current.status] ?? 0;
+  const next = RANK[e.status] ?? 0;
+  if (next < now) return {};
+  const patch: ChargePatch = {};
+  if (e.status !== current.status) patch.status = e.status;
+  if (Number.isInteger(e.paidAmount) && e.paidAmount! > current.paidAmount) patch.paidAmount = e.paidAmount;
+  if (Number.isInteger(e.refundedAmount) && e.refundedAmount! > current.refundedAmount) patch.refundedAmount = e.refundedAmount;
+  if (e.captured === true && current.captured !== true) patch.captured = true;
+  if (e.status === 'declined' && e.declineCode && current.declineCode !== e.declineCode) patch.declineCode = e.declineCode;
+  if (!current.externalId && e.externalId) patch.externalId = e.externalId;
+  return patch;
+}

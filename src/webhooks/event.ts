@@ -1,0 +1,62 @@
+import type { ChargeStatus, DeclineCode, PaymentMethod } from '../gateways/types';
+
+export type RouteGateEventType =
+  | 'payment.approved' | 'payment.failed' | 'payment.refunded'
+  | 'subscription.created' | 'subscription.cancelled' | 'subscription.renewal_failed';
+
+/** What a webhook mapping produces (schemas/mappings/webhook-result.json). */
+export interface WebhookResult {
+  type: RouteGateEventType | null;
+  gatewayType: string;
+  occurredAt?: string;
+  externalId?: string;
+  reference?: string;
+  status?: ChargeStatus;
+  amount?: number;
+  paidAmount?: number;
+  refundedAmount?: number;
+  currency?: string;
+  paymentMethod?: PaymentMethod;
+  captured?: boolean;
+  declineCode?: DeclineCode;
+  subscriptionId?: string;
+  subscriptionStatus?: string;
+  customerId?: string;
+}
+
+/** The event RouteGate forwards and serves at GET /api/v1/events/:id. Amounts in cents. */
+export interface RouteGateEvent {
+  id: string;
+  type: RouteGateEventType;
+  gateway: string;
+  createdAt: string;
+  occurredAt?: string;
+  data: {
+    chargeId: string | null;
+    externalId?: string;
+    status?: ChargeStatus;
+    amount?: number;
+    paidAmount?: number;
+    refundedAmount?: number;
+    currency?: string;
+    paymentMethod?: PaymentMethod;
+    declineCode?: DeclineCode;
+    subscriptionId?: string;
+    subscriptionStatus?: string;
+    customerId?: string;
+  };
+  /** The gateway's event: its name, its id (or the body's hash) and the body as received. */
+  gatewayEvent: { type: string; id: string; payload: unknown };
+}
+
+export function buildEvent(
+  id: string, gateway: string, createdAt: string, chargeId: string | null, r: WebhookResult & { type: RouteGateEventType }, gatewayEventId: string, payload: unknown,
+): RouteGateEvent {
+  const data: RouteGateEvent['data'] = { chargeId };
+  const fields = ['externalId', 'status', 'amount', 'paidAmount', 'refundedAmount', 'currency', 'paymentMethod', 'declineCode', 'subscriptionId', 'subscriptionStatus', 'customerId'] as const;
+  for (const f of fields) if (r[f] !== undefined && r[f] !== null) (data as Record<string, unknown>)[f] = r[f];
+  return {
+    id, type: r.type, gateway, createdAt, ...(r.occurredAt ? { occurredAt: r.occurredAt } : {}), data,
+    gatewayEvent: { type: r.gatewayType, id: gatewayEventId, payload },
+  };
+}

@@ -1,0 +1,72 @@
+import { Agent, request } from 'undici';
+import { checkTarget, guardedLookup, parseTarget, TargetRefused, type TargetPolicy } from './forward-target';
+
+export interface PostResult {
+  /** The backend's HTTP status; undefined when there was no answer. */
+  statusCode?: number;
+  /** Why there was no 2xx answer, in words for the merchant (never a stack). */
+  error?: string;
+  durationMs: number;
+}
+
+const MAX_JSON_BYTES = 256 * 1024;
+
+/**
+ * RouteGate's own outbound calls to addresses merchants give (webhookForwardUrl, a JWKS URL): the target policy
+ * checked on the URL, on every resolved address before sending, and again at connect time; redirects are never
+ * followed (a 3xx is an answer that is not 2xx).
+ */
+export class SafeHttp {
+  private readonly agent: Agent;
+
+  constructor(private readonly policy: TargetPolicy) {
+    this.agent = new Agent({ connect: { lookup: guardedLookup(policy) } as never, keepAliveTimeout: 10_000, connections: 64 });
+  }
+
+  async post(rawUrl: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    try {
+      const url = parseTarget(rawUrl, this.policy);
+      await checkTarget(url, this.policy);
+      const res = await request(url, {
+        method: 'POST', dispatcher: this.agent, body, headers: { 'content-type': 'application/json', 'user-agent': 'RouteGate-Webhooks/1', ...headers },
+        headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      return { statusCode: res.statusCode, durationMs: took(), ...(ok ? {} : { error: `the backend answered ${res.statusCode}` }) };
+    } catch (err) {
+      return { durationMs: took(), error: describe(err, timeoutMs) };
+    }
+  }
+
+  /** GET a small JSON document under the same policy. */
+  async getJson(rawUrl: string, timeoutMs: number): Promise<unknown> {
+    const url = parseTarget(rawUrl, this.policy);
+    await checkTarget(url, this.policy);
+    const res = await request(url, { method: 'GET', dispatcher: this.agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new Error(`${url.host} answered ${res.statusCode}`);
+    }
+    const text = await res.body.text();
+    if (text.length > MAX_JSON_BYTES) throw new Error(`${url.host} sent more than ${MAX_JSON_BYTES} bytes`);
+    return JSON.parse(text);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function describe(err: unknown, timeoutMs: number): string {
+  if (err instanceof TargetRefused) return `refused: ${err.message}`;
+  const cause = (err as { cause?: unknown })?.cause;
+  if (cause instanceof TargetRefused) return `refused: ${cause.message}`;
+  const code = (err as { code?: string })?.code ?? (err as { name?: string })?.name ?? 'error';
+  if (['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'TimeoutError', 'AbortError', 'UND_ERR_ABORTED'].includes(code)) return `no answer within ${timeoutMs} ms`;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host name does not resolve';
+  return `could not deliver (${code})`;
+}

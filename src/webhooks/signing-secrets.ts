@@ -1,0 +1,51 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Store } from '../store';
+import { open, seal } from '../lib/crypto';
+
+/** How long a rotated secret keeps signing beside the new one, so merchants can switch without losing an event. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** `whsec_` + base64 of 32 random bytes: the Standard Webhooks form, which its libraries take as it is. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const aad = (accountId: string, id: string) => `webhook-signing:${accountId}:${id}`;
+
+/**
+ * The per-account secrets RouteGate signs forwarded events with, sealed with the master key (AES-256-GCM, bound to
+ * their row). The plaintext leaves only to sign, and once to the operator when made (CLI output).
+ */
+export class SigningSecrets {
+  constructor(private readonly store: Store, private readonly key: Buffer, private readonly now: () => number = Date.now) {}
+
+  /** A new current secret for the account; the others keep what expiry they have. */
+  create(accountId: string): string {
+    const secret = newSigningSecret();
+    const id = `whs_${randomUUID().replace(/-/g, '')}`;
+    this.store.signingSecrets.insert({ id, accountId, ...seal(this.key, secret, aad(accountId, id)), createdAt: new Date(this.now()).toISOString() });
+    return secret;
+  }
+
+  /** A new secret; every secret signing until now keeps signing beside it for `overlapMs`, then stops. */
+  rotate(accountId: string, overlapMs = ROTATION_OVERLAP_MS): { secret: string; previousExpireAt: string | null } {
+    const hadOne = this.store.signingSecrets.active(accountId, this.now()).length > 0;
+    const expiresAt = this.now() + overlapMs;
+    let secret = '';
+    this.store.db.transaction(() => {
+      this.store.signingSecrets.expireAll(accountId, expiresAt);
+      secret = this.create(accountId);
+    })();
+    return { secret, previousExpireAt: hadOne ? new Date(expiresAt).toISOString() : null };
+  }
+
+  /**
+   * The secrets that sign now, newest first. An account made before signing secrets existed gets one here (the
+   * operator sees it with `routegate webhooks rotate-secret ID`): events are never sent unsigned.
+   */
+  signing(accountId: string): { secrets: string[]; created: boolean } {
+    const rows = this.store.signingSecrets.active(accountId, this.now());
+    if (rows.length === 0) return { secrets: [this.create(accountId)], created: true };
+    return { secrets: rows.map((r) => open(this.key, r, aad(accountId, r.id))), created: false };
+  }
+}

@@ -1,0 +1,66 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Store } from '../store';
+import { ChargeLocks } from '../charges/charge-locks';
+import type { Forwarder } from './forwarder';
+
+const BATCH = 20;
+
+/**
+ * Retries from the outbox: every `intervalMs`, takes the deliveries that are due and that nobody holds (a crashed
+ * process's leases expire), and attempts each. Everything it needs is on disk, so a restart, or a SIGKILL, loses
+ * nothing: the next process's worker picks the deliveries up.
+ */
+export class DeliveryWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<number> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly forwarder: Forwarder,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: { intervalMs: number; now: () => number },
+  ) {}
+
+  start(): void {
+    if (this.options.intervalMs <= 0 || this.timer) return;
+    void this.tick();
+    this.timer = setInterval(() => void this.tick(), this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One pass over what is due at `now` (tests pass a later time instead of waiting); how many were attempted. */
+  async runDue(now = this.options.now()): Promise<number> {
+    let attempted = 0;
+    for (const id of this.store.deliveries.due(now, BATCH)) {
+      const owner = ChargeLocks.newOwner();
+      if (!this.store.deliveries.claim(id, owner, now, this.forwarder.leaseMs)) continue;
+      try {
+        await this.forwarder.attempt(id, owner);
+        attempted += 1;
+      } catch (err) {
+        this.store.deliveries.release(id, owner);
+        this.log.error({ err, deliveryId: id }, 'webhook delivery attempt failed unexpectedly');
+      }
+    }
+    return attempted;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = this.runDue().catch((err) => {
+      this.log.error({ err }, 'webhook worker pass failed');
+      return 0;
+    });
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+  }
+}
