@@ -18,6 +18,9 @@ import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
 import { ChargeService, type GatewayDeps } from './charges/orchestrator';
 import { Reconciler } from './charges/reconciler';
+import { SessionService } from './auth/sessions';
+import { LoginService } from './auth/logins';
+import { dashboardPlugin } from './dashboard';
 
 export interface AppOptions {
   config: Config;
@@ -33,6 +36,7 @@ declare module 'fastify' {
     vault: CredentialVault;
     charges: ChargeService;
     reconciler: Reconciler;
+    logins: LoginService;
   }
 }
 
@@ -104,6 +108,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const metrics = new Metrics({ backlog: () => reconciler.backlog() });
   store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
   await app.register(metricsPlugin, { metrics, token: config.metricsToken });
+
+  const sessions = new SessionService(store, config.sessionTtlMs);
+  const logins = new LoginService(store, sessions);
+  app.decorate('logins', logins);
+  if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
+  await app.register(dashboardPlugin, {
+    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, publicUrl: config.publicUrl,
+    sessionKey: config.sessionKey, sessionTtlMs: config.sessionTtlMs, secureCookies: config.production,
+  });
 
   await app.register(async (api) => {
     installAuth(api, store);

@@ -1,24 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NormalizedCharge } from '../gateways/types';
 import { resolveGatewayId } from '../gateways/registry-ids';
-import { rgError } from '../errors';
 import { installIdempotency } from '../http/idempotency';
 import { storedChargeError, type ChargeResult, type ChargeService, type GatewayDeps } from './orchestrator';
 import { envelope } from '../errors';
 import { CustomerService, customerView, type CustomerInput } from './customers';
 import { chargeView, rgHeaders, shapeCharge } from './response-format';
+import { decodeCursor, encodeCursor } from './cursor';
 
 const errors = { 400: { $ref: 'error-envelope#' }, 401: { $ref: 'error-envelope#' }, 404: { $ref: 'error-envelope#' }, 422: { $ref: 'error-envelope#' }, 502: { $ref: 'error-envelope#' }, 504: { $ref: 'error-envelope#' } };
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } };
-
-function encodeCursor(c: { createdAt: string; id: string }): string {
-  return Buffer.from(`${c.createdAt}|${c.id}`).toString('base64url');
-}
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) throw rgError('CURSOR_INVALID');
-  return { createdAt, id };
-}
 
 /** POST/GET charges, follow-up operations and customers: thin handlers over the services. */
 export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDeps; charges: ChargeService }): Promise<void> {

@@ -8,6 +8,9 @@ import { CustomersRepository } from './customers';
 import { IdempotencyRepository } from './idempotency';
 import { GroupCommit } from './group-commit';
 import { ExternalWrites } from './read-cache';
+import { LoginsRepository } from './logins';
+import { SessionsRepository } from './sessions';
+import { ChargeStatsRepository } from './charge-stats';
 
 /** The repositories over one SQLite file. */
 export class Store {
@@ -18,6 +21,9 @@ export class Store {
   readonly charges: ChargesRepository;
   readonly customers: CustomersRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly logins: LoginsRepository;
+  readonly sessions: SessionsRepository;
+  readonly chargeStats: ChargeStatsRepository;
   private readonly group: GroupCommit;
 
   constructor(readonly db: DB) {
@@ -29,6 +35,9 @@ export class Store {
     this.charges = new ChargesRepository(db);
     this.customers = new CustomersRepository(db);
     this.idempotency = new IdempotencyRepository(db);
+    this.logins = new LoginsRepository(db);
+    this.sessions = new SessionsRepository(db);
+    this.chargeStats = new ChargeStatsRepository(db);
     this.group = new GroupCommit(db);
   }
 
