@@ -12,6 +12,7 @@ import { startEmulators, type EmulatorServer } from './emulators';
 import { parseWireSettings } from '../gateways/wire';
 import type { WireSettings } from '../gateways/types';
 import { listenOrExplain, ListenError } from '../lib/listen';
+import { randomBase62 } from '../lib/crypto';
 
 export { SANDBOX_CREDENTIALS } from './demo-account';
 
@@ -20,6 +21,8 @@ export interface Sandbox {
   emulators: EmulatorServer;
   url: string;
   account: { id: string; apiKey: string };
+  /** Dashboard sign-ins, new passwords each run (shown once, like the key): the demo operator and the demo account's owner. */
+  logins: { operator: { email: string; password: string }; owner: { email: string; password: string } };
   /** The demo account was already in the database: its key was rotated (the previous one stops working). */
   accountExisted: boolean;
   dbPath: string;
@@ -27,6 +30,7 @@ export interface Sandbox {
 }
 
 export const DEMO_ACCOUNT = { name: 'Sandbox Store', email: 'sandbox@routegate.dev' };
+export const DEMO_OPERATOR_EMAIL = 'operator@routegate.dev';
 
 export interface SandboxOptions {
   port?: number;
@@ -77,8 +81,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const vault = app.vault;
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
   app.store.accounts.saveSettings(account.id, demoSettings(app.store.accounts.settings(account.id)));
+  const logins = { operator: { email: DEMO_OPERATOR_EMAIL, password: `op-${randomBase62(16)}` }, owner: { email: DEMO_ACCOUNT.email, password: `owner-${randomBase62(16)}` } };
+  await app.logins.ensureOperator(logins.operator.email, logins.operator.password);
+  await app.logins.setOwnerPassword(account.id, logins.owner.password);
   return {
-    app, emulators, url, account, accountExisted: Boolean(existing), dbPath,
+    app, emulators, url, account, accountExisted: Boolean(existing), dbPath, logins,
     close: async () => {
       await app.close();
       await emulators.close();
@@ -136,6 +143,9 @@ async function main(): Promise<number> {
   out(`  database:   ${dbPath}${values.reset ? '   (reset: started empty)' : '   (kept between runs, shared with `npx routegate`; --reset starts empty)'}`);
   out(`  account:    ${sandbox.account.id}${sandbox.accountExisted ? '   (demo account from an earlier run: new key below, the previous one is revoked)' : ''}`);
   out(`  API key:    ${sandbox.account.apiKey}`);
+  out(`  dashboard:  ${sandbox.url}/dashboard   (new passwords each run)`);
+  out(`    operator: ${sandbox.logins.operator.email}  password ${sandbox.logins.operator.password}`);
+  out(`    owner:    ${sandbox.logins.owner.email}  password ${sandbox.logins.owner.password}   (the demo account)`);
   const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
   out(`  primary gateway ${routing.primaryGateway}, fallbacks ${routing.gatewayFallbacks.join(', ')}; credentials stored for all ${GATEWAY_IDS.length}.`);
   out('');
