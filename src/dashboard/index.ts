@@ -33,6 +33,10 @@ const CSP = {
  * so the JSON API keeps refusing form bodies and answering JSON.
  */
 export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptions): Promise<void> {
+  // HTML pages are not part of the JSON API: kept out of the OpenAPI document at /docs.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   await app.register(helmet, { contentSecurityPolicy: CSP, hsts: opts.secureCookies ? undefined : false });
   await app.register(formbody);
   await app.register(secureSession, {
