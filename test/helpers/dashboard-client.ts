@@ -27,10 +27,21 @@ export class DashboardClient {
     return this.send('POST', path, body.toString());
   }
 
-  /** Signs in: loads the form (session + CSRF), posts it; true when the service redirected into the dashboard. */
+  /**
+   * Signs in: loads the form (session + CSRF), posts it and, like a browser, follows the redirect (the new
+   * session has a new CSRF secret). Answers the sign-in post itself.
+   */
   async login(email: string, password: string): Promise<Page> {
     await this.get('/dashboard/login');
-    return this.post('/dashboard/login', { email, password });
+    const res = await this.post('/dashboard/login', { email, password });
+    if (res.status === 303 && res.location) await this.follow(res.location);
+    return res;
+  }
+
+  /** GET a redirect target and the one after it (/dashboard redirects to the user's first page). */
+  async follow(location: string): Promise<Page> {
+    const page = await this.get(location);
+    return page.status === 303 && page.location ? this.get(page.location) : page;
   }
 
   private async send(method: 'GET' | 'POST', path: string, body?: string): Promise<Page> {
