@@ -12,6 +12,8 @@ declare module '@fastify/secure-session' {
   interface SessionData {
     sid: string;
     flash: string;
+    /** A just-generated API key, shown on the next page view only. */
+    newKey: string;
     _csrf: string;
   }
 }

@@ -29,12 +29,18 @@ ${buttonForm('/dashboard/api-key', 'Generate new key', deps.csrf(reply), { style
       });
     };
 
-    app.get('/api-key', { config: { audience: 'owner' } }, async (request, reply) => page(request, reply));
+    // The new key rides in the encrypted session cookie for exactly one page view, then is gone: POST/redirect/GET,
+    // so reloading the page can never generate (and revoke) another key.
+    app.get('/api-key', { config: { audience: 'owner' } }, async (request, reply) => {
+      const shown = request.session.get('newKey');
+      if (shown) request.session.set('newKey', undefined);
+      return page(request, reply, shown);
+    });
 
-    // Answered with the page itself, not a redirect: the key must not sit in the session waiting for the next page.
     app.post('/api-key', { config: { audience: 'owner' } }, async (request, reply) => {
       const rotated = service.rotateKey(ownAccount(request).id)!;
-      return page(request, reply, rotated.apiKey);
+      request.session.set('newKey', rotated.apiKey);
+      return reply.redirect('/dashboard/api-key', 303);
     });
   },
 };
