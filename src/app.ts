@@ -29,6 +29,9 @@ import { DeliveryWorker } from './webhooks/worker';
 import { WebhookProcessor } from './webhooks/processor';
 import { webhookReceiverRoutes } from './webhooks/routes';
 import { eventRoutes } from './webhooks/event-routes';
+import { SessionService } from './auth/sessions';
+import { LoginService } from './auth/logins';
+import { dashboardPlugin } from './dashboard';
 
 export interface AppOptions {
   config: Config;
@@ -45,6 +48,7 @@ declare module 'fastify' {
     charges: ChargeService;
     reconciler: Reconciler;
     webhooks: { processor: WebhookProcessor; worker: DeliveryWorker; forwarder: Forwarder; secrets: SigningSecrets };
+    logins: LoginService;
   }
 }
 
@@ -135,6 +139,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
   await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });
+  const sessions = new SessionService(store, config.sessionTtlMs);
+  const logins = new LoginService(store, sessions);
+  app.decorate('logins', logins);
+  if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
+  await app.register(dashboardPlugin, {
+    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, publicUrl: config.publicUrl,
+    sessionKey: config.sessionKey, sessionTtlMs: config.sessionTtlMs, secureCookies: config.production,
+  });
 
   await app.register(async (api) => {
     installAuth(api, store);

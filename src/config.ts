@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import type { GatewayId } from './gateways/registry-ids';
 import { GATEWAYS } from './gateways/registry';
 import { MAPPINGS_DIR } from './lib/paths';
@@ -40,6 +40,12 @@ export interface Config {
   webhookWorkerIntervalMs: number;
   /** ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS: in production, forward to private, loopback or link-local addresses too. */
   allowPrivateForwardUrls: boolean;
+  /** ROUTEGATE_ADMIN_EMAIL / ROUTEGATE_ADMIN_PASSWORD: the dashboard operator made (or updated) at start-up. */
+  admin: { email: string; password: string } | undefined;
+  /** Encrypts and signs dashboard session cookies: ROUTEGATE_SESSION_SECRET, else derived from the master key. */
+  sessionKey: Buffer;
+  /** ROUTEGATE_SESSION_HOURS: how long a dashboard sign-in lasts. */
+  sessionTtlMs: number;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -139,10 +145,13 @@ export function loadConfig(env: Env = process.env): Config {
   const allowPrivateForwardUrls = boolean(env, 'ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS');
   const wire = wireSettings(env);
   const key = masterKey(env, dbPath, production, warnings);
+  const admin = adminLogin(env);
+  const sessionKey = env.ROUTEGATE_SESSION_SECRET?.trim() ? parseMasterKey(env.ROUTEGATE_SESSION_SECRET, 'ROUTEGATE_SESSION_SECRET') : deriveSessionKey(key.key);
+  const sessionTtlMs = integer(env, 'ROUTEGATE_SESSION_HOURS', 8, 1, 720) * 3_600_000;
   return {
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
     gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
-    wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, warnings,
+    wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, admin, sessionKey, sessionTtlMs, warnings,
   };
 }
 
@@ -174,4 +183,20 @@ export function resolveMappingsDir(env: NodeJS.ProcessEnv = process.env): string
     throw new ConfigError(`ROUTEGATE_MAPPINGS_DIR must be a folder holding <gateway>/*.jsonata; "${given}" is not a folder`);
   }
   return dir;
+}
+
+/** Both or neither; the same rules as any dashboard password (12 characters at least). */
+function adminLogin(env: Env): Config['admin'] {
+  const email = env.ROUTEGATE_ADMIN_EMAIL?.trim();
+  const password = env.ROUTEGATE_ADMIN_PASSWORD;
+  if (!email && !password) return undefined;
+  if (!email || !password) throw new ConfigError('ROUTEGATE_ADMIN_EMAIL and ROUTEGATE_ADMIN_PASSWORD go together: set both or neither');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new ConfigError(`ROUTEGATE_ADMIN_EMAIL must be an e-mail address, got "${email}"`);
+  if ([...password].length < 12) throw new ConfigError('ROUTEGATE_ADMIN_PASSWORD must be at least 12 characters');
+  return { email, password };
+}
+
+// A key of its own for the cookies (HKDF), so a session key never decrypts credentials and vice versa.
+function deriveSessionKey(master: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), 'routegate dashboard sessions', 32));
 }

@@ -28,7 +28,8 @@ export const PUBLIC_CODES = {
   INVALID_API_KEY: { status: 401, retry: 'no' },
   GATEWAY_AUTH_ERROR: { status: 401, altStatus: 403, retry: 'no, fix credentials' },
   CLIENT_INACTIVE: { status: 403, retry: 'no' },
-  UNAUTHORIZED: { status: 401, retry: 'no' }, // the operator token of GET /metrics (ROUTEGATE_METRICS_TOKEN)
+  UNAUTHORIZED: { status: 401, retry: 'no' }, // the operator token of GET /metrics (ROUTEGATE_METRICS_TOKEN); a dashboard sign-in
+  FORBIDDEN: { status: 403, retry: 'no' }, // dashboard: a form without its CSRF token, a page for the other kind of user
   NOT_FOUND: { status: 404, retry: 'no' },
   METHOD_NOT_ALLOWED: { status: 405, retry: 'no' },
   REQUEST_TIMEOUT: { status: 408, retry: 'yes' },
@@ -119,6 +120,25 @@ export const ERRORS = {
   CREDENTIALS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid {gateway} credentials: {fields}' },
   UNKNOWN_GATEWAY: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}' },
   CREDENTIALS_NOT_STORED: { code: 'NOT_FOUND', message: 'No credentials stored for {gateway}' },
+
+  // The web dashboard's sign-ins and forms (src/auth/logins.ts, src/accounts/onboarding.ts, src/dashboard/)
+  ACCOUNT_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid account: {fields}' },
+  OWNER_EMAIL_TAKEN: {
+    code: 'VALIDATION_ERROR', message: 'Another account owner already signs in with {email}', field: { name: 'email', message: 'already signs in to another account' },
+  },
+  OPERATOR_EXISTS: { code: 'VALIDATION_ERROR', message: 'An operator with e-mail {email} already exists', field: { name: 'email', message: 'is already an operator' } },
+  PASSWORD_TOO_SHORT: {
+    code: 'VALIDATION_ERROR', message: 'A password needs at least {min} characters', field: { name: 'password', message: 'needs at least {min} characters' },
+  },
+  CURRENT_PASSWORD_WRONG: { code: 'VALIDATION_ERROR', message: 'The current password is wrong', field: { name: 'currentPassword', message: 'is wrong' } },
+  LOGIN_FAILED: { code: 'UNAUTHORIZED', message: 'Wrong e-mail or password' },
+  LOGIN_THROTTLED: { code: 'RATE_LIMIT_EXCEEDED', retry: 'yes, after Retry-After', message: 'Too many failed sign-ins; try again in {minutes} minutes' },
+  ACCOUNT_INACTIVE_LOGIN: { code: 'CLIENT_INACTIVE', message: 'This account is deactivated; contact the operator' },
+  CSRF_INVALID: { code: 'FORBIDDEN', message: 'This form was not sent from a current dashboard page; reload the page and try again' },
+  DASHBOARD_FORBIDDEN: { code: 'FORBIDDEN', message: 'This page is for {audience}s; sign in as one' },
+  INVITATION_INVALID: { code: 'NOT_FOUND', message: 'This invitation link is unknown, used or expired; ask the operator for a new one' },
+  ACCOUNT_NOT_FOUND: { code: 'NOT_FOUND', message: 'Account {id} not found' },
+  AMOUNT_INVALID: { code: 'VALIDATION_ERROR', message: 'The amount must be a whole number of cents, at least 1', field: { name: 'amount', message: 'must be a whole number of cents, at least 1' } },
 
   // Routing a charge (src/charges/router.ts): the first skipped gateway's reason answers when none took it
   NO_GATEWAY: {

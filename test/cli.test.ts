@@ -6,7 +6,9 @@ import path from 'node:path';
 import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { ROOT } from '../src/lib/paths';
+import Database from 'better-sqlite3';
 import { startService } from './helper';
+import { DashboardClient } from './helpers/dashboard-client';
 
 function routegate(args: string[], env: Record<string, string>) {
   const res = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), ...args], {
@@ -88,7 +90,7 @@ test('bad arguments print usage on stderr and exit 2', () => {
     ['accounts', 'create', '--name', 'x', '--email', 'not-an-email'], ['keys', 'rotate'], ['accounts', 'deactivate'], ['frobnicate'],
     ['accounts', 'create', '--name', 'x', '--email', 'x@y.co', '--nmae', 'typo'], ['accounts', 'list', '--all'], ['accounts', 'list', 'extra'],
     ['keys', 'rotate', 'a', 'b'], ['emulators', '--port'], ['emulators', '--port', 'http'], ['mappings'], ['mappings', 'verify'], ['--frobnicate'],
-    ['accounts', 'create', '--name']]) {
+    ['accounts', 'create', '--name'], ['operators', 'create'], ['operators', 'create', '--email', 'nope'], ['operators', 'create', '--email', 'a@b.co', '--password', 'x']]) {
     const res = routegate(args, env);
     assert.equal(res.code, 2, `${args.join(' ')}: ${res.err}`);
     assert.match(res.err, /usage: routegate/);
@@ -123,7 +125,7 @@ test('--help on every command and group prints its usage on stdout and exits 0; 
   const top = routegate(['--help'], env);
   assert.equal(top.code, 0);
   assert.equal(top.err, '');
-  for (const name of ['accounts create', 'accounts list', 'accounts deactivate', 'accounts activate', 'keys rotate', 'webhooks rotate-secret', 'emulators', 'mappings check']) {
+  for (const name of ['accounts create', 'accounts list', 'accounts deactivate', 'accounts activate', 'keys rotate', 'webhooks rotate-secret', 'operators create', 'emulators', 'mappings check']) {
     assert.ok(top.out.includes(name), `top-level help lists ${name}`);
     const res = routegate([...name.split(' '), '--help'], env);
     assert.equal(res.code, 0, `${name} --help: ${res.err}`);
@@ -131,7 +133,7 @@ test('--help on every command and group prints its usage on stdout and exits 0; 
     assert.equal(routegate(['help', ...name.split(' ')], env).out, res.out, `help ${name}`);
     assert.equal(routegate([...name.split(' '), '-h'], env).out, res.out, `${name} -h`);
   }
-  for (const group of ['accounts', 'keys', 'mappings']) {
+  for (const group of ['accounts', 'keys', 'operators', 'mappings']) {
     const res = routegate([group, '--help'], env);
     assert.equal(res.code, 0);
     assert.match(res.out, new RegExp(`^usage: routegate ${group} <command>`));
@@ -169,5 +171,47 @@ test('emulators on a port already in use: one clear line on stderr and exit 1, n
     assert.doesNotMatch(res.stderr, /\n\s+at /);
   } finally {
     blocker.close();
+  }
+});
+
+test('operators create makes a dashboard operator who can sign in; the password comes from stdin or is generated once', async () => {
+  const { env } = tmp();
+  const fromStdin = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'operators', 'create', '--email', 'ops@example.com', '--password-stdin'], {
+    env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 20_000, input: 'a long operator password\n',
+  });
+  assert.equal(fromStdin.status, 0, fromStdin.stderr);
+  const made = JSON.parse(fromStdin.stdout);
+  assert.deepEqual(Object.keys(made), ['id', 'email']);
+  assert.equal(made.email, 'ops@example.com');
+
+  const generated = routegate(['operators', 'create', '--email', 'ops2@example.com'], env);
+  assert.equal(generated.code, 0, generated.err);
+  const second = JSON.parse(generated.out);
+  assert.match(second.password, /^[A-Za-z0-9]{20}$/);
+
+  const again = routegate(['operators', 'create', '--email', 'OPS@example.com'], env);
+  assert.equal(again.code, 1);
+  assert.match(again.err, /already exists/);
+  const short = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'operators', 'create', '--email', 'ops3@example.com', '--password-stdin'], {
+    env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 20_000, input: 'short\n',
+  });
+  assert.equal(short.status, 1);
+  assert.match(short.stderr, /at least 12 characters/);
+
+  const db = new Database(env.ROUTEGATE_DB, { readonly: true });
+  const hashes = db.prepare('SELECT password_hash FROM operators ORDER BY email').pluck().all() as string[];
+  db.close();
+  assert.equal(hashes.length, 2);
+  for (const h of hashes) assert.match(h, /^\$argon2id\$/, 'stored as an argon2id hash');
+
+  const svc = await startService({ ROUTEGATE_DB: env.ROUTEGATE_DB, ROUTEGATE_MASTER_KEY: env.ROUTEGATE_MASTER_KEY });
+  try {
+    for (const [email, password] of [['ops@example.com', 'a long operator password'], ['ops2@example.com', second.password]]) {
+      const client = new DashboardClient(svc.url);
+      assert.equal((await client.login(email, password)).location, '/dashboard', email);
+      assert.equal((await client.get('/dashboard')).location, '/dashboard/accounts', 'an operator lands on the accounts page');
+    }
+  } finally {
+    await svc.close();
   }
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../src/lib/paths';
+import { DashboardClient } from './helpers/dashboard-client';
 
 // `npm run sandbox` as a user runs it: the process prints a key and a curl command, and that command works.
 
@@ -64,6 +65,19 @@ test('npm run sandbox prints an API key and a pix curl that works when pasted', 
     assert.equal(pasted.status, 0, pasted.stderr);
     assert.equal(JSON.parse(pasted.stdout).data.status, 'pending');
   }
+
+  // The printed dashboard URL and sign-ins work: the operator sees the demo account, its owner sees that charge.
+  const text = lines.join('\n');
+  const dashboard = /dashboard:\s+(\S+)/.exec(text)![1];
+  const [, opEmail, opPassword] = /operator:\s+(\S+)\s+password\s+(\S+)/.exec(text)!;
+  const [, ownerEmail, ownerPassword] = /owner:\s+(\S+)\s+password\s+(\S+)/.exec(text)!;
+  const base = dashboard.replace(/\/dashboard$/, '');
+  const operator = new DashboardClient(base);
+  assert.equal((await operator.login(opEmail, opPassword)).location, '/dashboard');
+  assert.match((await operator.get('/dashboard/accounts')).text, /sandbox@routegate\.dev/);
+  const owner = new DashboardClient(base);
+  assert.equal((await owner.login(ownerEmail, ownerPassword)).location, '/dashboard');
+  assert.match((await owner.get('/dashboard/charges')).text, new RegExp(json.data.id));
 });
 
 interface Running { child: ReturnType<typeof spawn>; lines: string[]; url: string; key: string }

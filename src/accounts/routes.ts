@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import { webhookUrls } from './webhook-urls';
-import { fieldSummary, rgError } from '../errors';
 import type { Store } from '../store';
 import type { CredentialVault } from './credential-vault';
-import { applySettingsPatch, type SettingsPatch } from './settings';
+import { updateSettings, type SettingsPatch } from './settings';
+import { deleteCredentials, saveCredentials } from './credentials-input';
 import type { SchemaValidator } from '../http/schemas';
 
 export interface AccountRoutesOptions {
@@ -39,10 +38,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       body: { $ref: 'settings-patch#' }, response: { 200: { $ref: 'settings-response#' }, ...errorResponses },
     },
   }, async (request) => {
-    const id = request.account.id;
-    const next = applySettingsPatch(store.accounts.settings(id), request.body);
-    store.accounts.saveSettings(id, next);
-    return { success: true, data: next };
+    return { success: true, data: updateSettings(store, request.account.id, request.body) };
   });
 
   app.post<{ Body: { gateway: string; credentials: Record<string, string> } }>('/credentials', {
@@ -51,10 +47,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       body: { $ref: 'credentials-request#' }, response: { 201: { $ref: 'credentials-response#' }, ...errorResponses },
     },
   }, async (request, reply) => {
-    const gateway = resolveGatewayId(request.body.gateway)!;
-    validator.assert(`credentials-${gateway}`, request.body.credentials, 'credentials',
-      (errors) => rgError('CREDENTIALS_INVALID', { gateway, fields: fieldSummary(errors) }, { details: { errors } }));
-    const saved = vault.save(request.account.id, gateway, request.body.credentials);
+    const saved = saveCredentials(vault, validator, request.account.id, request.body.gateway, request.body.credentials);
     return reply.code(201).send({ success: true, data: saved });
   });
 
@@ -65,9 +58,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
   app.delete<{ Params: { gateway: string } }>('/credentials/:gateway', {
     schema: { tags: ['credentials'], summary: 'Remove the credentials for one gateway', params: { type: 'object', properties: { gateway: { type: 'string' } } } },
   }, async (request) => {
-    const gateway = resolveGatewayId(request.params.gateway);
-    if (!gateway) throw rgError('UNKNOWN_GATEWAY', { gateway: request.params.gateway });
-    if (!vault.delete(request.account.id, gateway as GatewayId)) throw rgError('CREDENTIALS_NOT_STORED', { gateway });
+    const gateway = deleteCredentials(vault, request.account.id, request.params.gateway);
     return { success: true, data: { gateway, deleted: true } };
   });
 }

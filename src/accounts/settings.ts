@@ -2,6 +2,7 @@ import { resolveGatewayId } from '../gateways/registry-ids';
 import { fieldSummary, rgError, type FieldError } from '../errors';
 import type { SettingsRow } from '../store/accounts';
 import { gatewaySettingNames } from '../gateways/account-settings';
+import type { Store } from '../store';
 
 export interface SettingsPatch {
   primaryGateway?: string | null;
@@ -40,5 +41,12 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
     });
   }
   if (errors.length) throw rgError('SETTINGS_INVALID', { fields: fieldSummary(errors) }, { details: { errors } });
+  return next;
+}
+
+/** Apply a schema-valid patch to the stored settings and save them (API PATCH /clients/settings and the dashboard). */
+export function updateSettings(store: Store, accountId: string, patch: SettingsPatch): SettingsRow {
+  const next = applySettingsPatch(store.accounts.settings(accountId), patch);
+  store.accounts.saveSettings(accountId, next);
   return next;
 }

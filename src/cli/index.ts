@@ -11,6 +11,10 @@ import { checkMappings } from './mappings-check';
 import type { Io } from './io';
 import { capabilityMarkdown } from '../gateways/capability-docs';
 import { GATEWAY_IDS } from '../gateways/registry-ids';
+import { LoginService, EMAIL_PATTERN } from '../auth/logins';
+import { SessionService } from '../auth/sessions';
+import { RouteGateError } from '../errors';
+import { randomBase62 } from '../lib/crypto';
 
 export type { Io } from './io';
 
@@ -41,6 +45,18 @@ function withStore<T>(fn: (store: Store, masterKey: Buffer) => T): T {
   try {
     new CredentialVault(store, config.masterKey).verifyMasterKey();
     return fn(store, config.masterKey);
+  } finally {
+    store.close();
+  }
+}
+
+async function withStoreAsync<T>(fn: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  for (const w of config.warnings) process.stderr.write(`routegate: warning: ${w}\n`);
+  const store = openStore(config.dbPath);
+  try {
+    new CredentialVault(store, config.masterKey).verifyMasterKey();
+    return await fn(store, config);
   } finally {
     store.close();
   }
@@ -119,6 +135,30 @@ const COMMANDS: Command[] = [
       }
       io.out(JSON.stringify(rotated));
       return EXIT.OK;
+    },
+  },
+  {
+    name: 'operators create', args: [], synopsis: '--email EMAIL [--password-stdin]',
+    options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    summary: 'a dashboard operator; prints {"id","email"} (and "password" when one was generated)',
+    details: [
+      'With --password-stdin the password is the first line of standard input (never a command-line argument,',
+      'which other users can read in the process list); without it a random password is generated and printed once.',
+    ],
+    async run({ values }, io) {
+      const email = typeof values.email === 'string' ? values.email.trim() : '';
+      if (!email || !EMAIL_PATTERN.test(email)) throw usage('operators create', '--email needs a valid e-mail address');
+      const given = values['password-stdin'] === true ? fs.readFileSync(0, 'utf8').split(/\r?\n/)[0] : undefined;
+      const password = given ?? randomBase62(20);
+      try {
+        const created = await withStoreAsync((s, config) => new LoginService(s, new SessionService(s, config.sessionTtlMs)).createOperator(email, password));
+        io.out(JSON.stringify(given === undefined ? { ...created, password } : created));
+        return EXIT.OK;
+      } catch (err) {
+        if (!(err instanceof RouteGateError)) throw err;
+        io.err(`routegate: ${err.message}`);
+        return EXIT.FAILED;
+      }
     },
   },
   {

@@ -9,6 +9,9 @@ export const REDACT_PATHS = [
   '*.creditCard.number', '*.creditCard.cvv', '*.creditCard.token', 'creditCard.number', 'creditCard.cvv', 'creditCard.token',
   '*.card.number', '*.card.cvv', '*.card.security_code', '*.card.encrypted',
   'apiKeyPlain',
+  // Dashboard forms and cookies: passwords, CSRF tokens, invitation tokens and session cookies.
+  'res.headers["set-cookie"]', 'headers.cookie', 'headers["set-cookie"]',
+  'password', '*.password', 'currentPassword', '*.currentPassword', '_csrf', '*._csrf', 'token', '*.token',
   // Every secret credential field any gateway declares, wherever it sits in a logged object.
   ...[...new Set(GATEWAYS.flatMap((g) => Object.entries(g.credentials).filter(([, f]) => f.secret).map(([name]) => name)))].flatMap((name) => [name, `*.${name}`]),
 ];

@@ -13,6 +13,7 @@ import { parseWireSettings } from '../gateways/wire';
 import type { WireSettings } from '../gateways/types';
 import { listenOrExplain, ListenError } from '../lib/listen';
 import { webhookUrl } from '../accounts/webhook-urls';
+import { randomBase62 } from '../lib/crypto';
 
 export { SANDBOX_CREDENTIALS } from './demo-account';
 
@@ -21,6 +22,8 @@ export interface Sandbox {
   emulators: EmulatorServer;
   url: string;
   account: { id: string; apiKey: string };
+  /** Dashboard sign-ins, new passwords each run (shown once, like the key): the demo operator and the demo account's owner. */
+  logins: { operator: { email: string; password: string }; owner: { email: string; password: string } };
   /** The demo account was already in the database: its key was rotated (the previous one stops working). */
   accountExisted: boolean;
   dbPath: string;
@@ -28,6 +31,7 @@ export interface Sandbox {
 }
 
 export const DEMO_ACCOUNT = { name: 'Sandbox Store', email: 'sandbox@routegate.dev' };
+export const DEMO_OPERATOR_EMAIL = 'operator@routegate.dev';
 
 export interface SandboxOptions {
   port?: number;
@@ -90,8 +94,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     const token = app.store.accounts.get(account.id)!.webhookToken;
     for (const g of GATEWAY_IDS) emulators.control.webhooks.register(g, { url: webhookUrl(url, g, token) });
   }
+  const logins = { operator: { email: DEMO_OPERATOR_EMAIL, password: `op-${randomBase62(16)}` }, owner: { email: DEMO_ACCOUNT.email, password: `owner-${randomBase62(16)}` } };
+  await app.logins.ensureOperator(logins.operator.email, logins.operator.password);
+  await app.logins.setOwnerPassword(account.id, logins.owner.password);
   return {
-    app, emulators, url, account, accountExisted: Boolean(existing), dbPath,
+    app, emulators, url, account, accountExisted: Boolean(existing), dbPath, logins,
     close: async () => {
       await app.close();
       await emulators.close();
@@ -149,6 +156,9 @@ async function main(): Promise<number> {
   out(`  database:   ${dbPath}${values.reset ? '   (reset: started empty)' : '   (kept between runs, shared with `npx routegate`; --reset starts empty)'}`);
   out(`  account:    ${sandbox.account.id}${sandbox.accountExisted ? '   (demo account from an earlier run: new key below, the previous one is revoked)' : ''}`);
   out(`  API key:    ${sandbox.account.apiKey}`);
+  out(`  dashboard:  ${sandbox.url}/dashboard   (new passwords each run)`);
+  out(`    operator: ${sandbox.logins.operator.email}  password ${sandbox.logins.operator.password}`);
+  out(`    owner:    ${sandbox.logins.owner.email}  password ${sandbox.logins.owner.password}   (the demo account)`);
   const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
   const token = sandbox.app.store.accounts.get(sandbox.account.id)!.webhookToken;
   out(`  webhooks:   every emulator posts to ${sandbox.url}/api/v1/webhooks/<gateway>/${token}   (sent: ${sandbox.emulators.url}/__control/webhooks)`);

@@ -5,11 +5,15 @@ import { ReadCache, type ExternalWrites } from './read-cache';
 
 export interface ApiKeyRecord { id: string; accountId: string; revoked: boolean }
 
+/** What may be shown of an account's live key: its hint and when it was made. */
+export interface LiveKey { hint: string; createdAt: string }
+
 /** API keys by SHA-256 only; the key itself never reaches this table. */
 export class ApiKeysRepository {
   private readonly insert;
   private readonly byHash;
   private readonly revokeAll;
+  private readonly liveStmt;
 
   private readonly cache: ReadCache<ApiKeyRecord>;
 
@@ -18,6 +22,7 @@ export class ApiKeysRepository {
     this.insert = db.prepare('INSERT INTO api_keys (id, account_id, key_hash, key_hint, created_at) VALUES (?, ?, ?, ?, ?)');
     this.byHash = db.prepare('SELECT id, account_id, revoked_at FROM api_keys WHERE key_hash = ?');
     this.revokeAll = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL');
+    this.liveStmt = db.prepare('SELECT key_hint, created_at FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1');
   }
 
   /** Revoke every live key of the account and store the new hash, atomically. */
@@ -36,5 +41,10 @@ export class ApiKeysRepository {
       const r = this.byHash.get(keyHash) as { id: string; account_id: string; revoked_at: string | null } | undefined;
       return r && { id: r.id, accountId: r.account_id, revoked: r.revoked_at !== null };
     });
+  }
+
+  live(accountId: string): LiveKey | undefined {
+    const r = this.liveStmt.get(accountId) as { key_hint: string; created_at: string } | undefined;
+    return r && { hint: r.key_hint, createdAt: r.created_at };
   }
 }

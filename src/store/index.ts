@@ -12,6 +12,9 @@ import { DeliveriesRepository } from './deliveries';
 import { SigningSecretsRepository } from './signing-secrets';
 import { GroupCommit } from './group-commit';
 import { ExternalWrites } from './read-cache';
+import { LoginsRepository } from './logins';
+import { SessionsRepository } from './sessions';
+import { ChargeStatsRepository } from './charge-stats';
 
 /** The repositories over one SQLite file. */
 export class Store {
@@ -26,6 +29,9 @@ export class Store {
   readonly webhookEvents: WebhookEventsRepository;
   readonly deliveries: DeliveriesRepository;
   readonly signingSecrets: SigningSecretsRepository;
+  readonly logins: LoginsRepository;
+  readonly sessions: SessionsRepository;
+  readonly chargeStats: ChargeStatsRepository;
   private readonly group: GroupCommit;
 
   constructor(readonly db: DB) {
@@ -41,6 +47,9 @@ export class Store {
     this.webhookEvents = new WebhookEventsRepository(db);
     this.deliveries = new DeliveriesRepository(db);
     this.signingSecrets = new SigningSecretsRepository(db);
+    this.logins = new LoginsRepository(db);
+    this.sessions = new SessionsRepository(db);
+    this.chargeStats = new ChargeStatsRepository(db);
     this.group = new GroupCommit(db);
   }
 

@@ -1,0 +1,22 @@
+import type { DB } from './db';
+
+export interface DailyGatewayCount { day: string; gateway: string; total: number; approved: number; declined: number }
+
+// A charge counts as approved when a gateway took the money, even if it was refunded later.
+const APPROVED = "('approved', 'refunded')";
+
+/** Aggregates over an account's charges for the dashboard's chart (read-only). */
+export class ChargeStatsRepository {
+  private readonly daily;
+
+  constructor(db: DB) {
+    this.daily = db.prepare(`SELECT substr(created_at, 1, 10) AS day, COALESCE(gateway, '') AS gateway, COUNT(*) AS total,
+        SUM(status IN ${APPROVED}) AS approved, SUM(status = 'declined') AS declined
+      FROM charges WHERE account_id = ? AND created_at >= ? GROUP BY day, gateway ORDER BY day, gateway`);
+  }
+
+  /** Charges per day (UTC) and gateway since `sinceIso`. */
+  dailyByGateway(accountId: string, sinceIso: string): DailyGatewayCount[] {
+    return this.daily.all(accountId, sinceIso) as DailyGatewayCount[];
+  }
+}
