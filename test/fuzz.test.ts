@@ -223,7 +223,14 @@ test('fuzzed requests on every route never get a 500, always get the error envel
     tried.add(r.route);
     assertAnswer(r, await send(r));
   }), { numRuns: RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true });
-  if (RUNS >= 500) assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).filter((r) => !tried.has(r)), [], 'every route was tried');
+  // With many routes a seeded run can miss one: each route the run did not reach gets one plain request, so every
+  // route is checked whatever the seed.
+  for (const route of routes.filter((r) => !tried.has(`${r.method} ${r.url}`))) {
+    const r: FuzzRequest = { route: `${route.method} ${route.url}`, method: route.method, path: route.url.replace(/:[A-Za-z0-9_]+|\*/g, 'x'), headers: { 'x-api-key': key }, body: undefined };
+    tried.add(r.route);
+    assertAnswer(r, await send(r));
+  }
+  assert.deepEqual(routes.map((r) => `${r.method} ${r.url}`).filter((r) => !tried.has(r)), [], 'every route was tried');
 
   const logs = svc.logs.join('');
   assert.ok(logs.includes('incoming request'), 'requests were logged');
