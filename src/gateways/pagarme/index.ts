@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { pagarmeAdapter } from './adapter';
+import { pagarmeCompat } from './compat';
 import { pagarmeEmulator } from './emulator';
 
 /** Pagar.me core v5 (shared/gateways/pagarme.md). */
@@ -9,6 +10,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_2'],
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
+  compat: pagarmeCompat,
   tokenPrefixes: ['token_'],
   splitRecipient: { pattern: '^rp_[A-Za-z0-9]{16}$', description: 'a Pagar.me recipient id (rp_ and 16 letters or digits)' },
   credentials: {
