@@ -234,3 +234,19 @@ test('an untranslated path is passed through to Pagar.me only, with the stored s
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');
   assert.equal(typeof refused.body.message, 'string');
 });
+
+test('an idempotency-key on a native create (as the SDK sends it, lowercase) replays the native order and charges once', async () => {
+  const key = account();
+  const headers = { ...basic(key), 'idempotency-key': 'pg-native-idem-1' };
+  const body = JSON.stringify(cardOrder('4242424242424242', {}, 2500));
+  const first = await e2e.call('POST', '/core/v5/orders', { rawBody: body, headers });
+  const again = await e2e.call('POST', '/core/v5/orders', { rawBody: body, headers });
+  assert.equal(first.status, 200, first.text);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.body.id, first.body.id);
+  assert.equal((await e2e.control.ledger('pagarme')).filter((l) => l.id === first.body.id).length, 1);
+  const other = await e2e.call('POST', '/core/v5/orders', { rawBody: JSON.stringify(cardOrder('4242424242424242', {}, 2600)), headers });
+  assert.equal(other.status, 409, other.text);
+  assert.equal(other.headers['x-rg-error-code'], 'IDEMPOTENCY_CONFLICT');
+  assert.equal(typeof other.body.message, 'string');
+});
