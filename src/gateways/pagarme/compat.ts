@@ -73,7 +73,8 @@ function list(items: CompatCharge[], hasMore: boolean, request: NativeRequest): 
   const { page, size } = pageOf(request);
   const link = (n: number) => `/core/v5/orders?page=${n}&size=${size}`;
   const data = items.slice((page - 1) * size).map((i) => i.native);
-  const paging: Obj = { total: items.length + (hasMore ? 1 : 0) };
+  // No `total`: RouteGate's cursor list does not count the account's charges, and a guessed total would mislead.
+  const paging: Obj = {};
   if (page > 1) paging.previous = link(page - 1);
   if (hasMore) paging.next = link(page + 1);
   return { body: { data, paging } };
