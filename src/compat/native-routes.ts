@@ -20,7 +20,7 @@ const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Headers that carry the client's RouteGate key: never sent on to a gateway. */
 const KEY_HEADERS = ['authorization', 'x-api-key', 'access_token', 'cookie', 'x-payload-format'];
 /** Operations that create or move something: RouteGate honours Idempotency-Key on them. */
-const WRITES = new Set(['create', 'capture', 'cancel', 'refund', 'customerCreate']);
+const WRITES = new Set(['create', 'capture', 'cancel', 'refund', 'cancelOrRefund', 'customerCreate']);
 
 interface CompatState {
   /** The gateway whose shape errors take (known before authentication when the path says it). */

@@ -95,6 +95,16 @@ export async function nativeCreateAnswer(
   return { status: call.surface?.createStatus ?? 200, body: charge.native, headers: rgHeaders(result.charge) };
 }
 
+/**
+ * A `cancelOrRefund` route's operation by what is stored now: cancel while the charge can still be cancelled and the
+ * whole amount is meant, else refund (a partial amount on an uncaptured charge is then refused by the refund rules,
+ * never voided whole). ChargeService checks the state again under the charge's lock.
+ */
+function cancelOrRefund(charge: ChargeRecord, amount: number | undefined): 'cancel' | 'refund' {
+  const cancellable = (charge.status === 'approved' && charge.captured === false) || charge.status === 'pending' || charge.status === 'processing';
+  return cancellable && (amount === undefined || amount === charge.amount) ? 'cancel' : 'refund';
+}
+
 function findCharge(s: CompatServices, call: OperationCall): ChargeRecord {
   const id = requireId(call);
   const charge = s.deps.store.charges.findByAnyId(call.request.account.id, id);
@@ -108,20 +118,21 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   const before = findCharge(s, call);
   call.errorContext.chargeId = before.id;
   const amount = readAmount(native, route.amount, nativeAmountUnit(s.deps, call.gateway, call.surface));
-  const result = route.operation === 'retrieve' ? await s.charges.refresh(accountId, before.id)
-    : route.operation === 'capture' ? await s.charges.capture(accountId, before.id, amount)
-      : route.operation === 'cancel' ? await s.charges.cancel(accountId, before.id)
+  const operation = route.operation === 'cancelOrRefund' ? cancelOrRefund(before, amount) : route.operation;
+  const result = operation === 'retrieve' ? await s.charges.refresh(accountId, before.id)
+    : operation === 'capture' ? await s.charges.capture(accountId, before.id, amount)
+      : operation === 'cancel' ? await s.charges.cancel(accountId, before.id)
         : await s.charges.refund(accountId, before.id, amount);
   if (result.error) return failWith(s, call, { ...result, error: result.error });
   // A refund call's raw body is the gateway's refund, not the charge: the charge is then shown as native.response builds it.
-  const charge = await nativeOf(s, call, route.operation === 'refund' ? { charge: result.charge } : result);
+  const charge = await nativeOf(s, call, operation === 'refund' ? { charge: result.charge } : result);
   const headers = rgHeaders(result.charge);
-  if (route.operation === 'refund') {
+  if (operation === 'refund') {
     const seq = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success').length;
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
     return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq }, native), headers);
   }
-  const shaped = call.surface.answers.charge?.(charge, native, route.operation) ?? { body: charge.native };
+  const shaped = call.surface.answers.charge?.(charge, native, operation) ?? { body: charge.native };
   return answer(shaped, headers);
 }
 

@@ -10,8 +10,13 @@ import type { WireSettings } from '../gateways/types';
  * shaping of follow-up answers (a refund object, a list page, a customer).
  */
 
-/** What RouteGate does for one native path: the generic operations every compat gateway maps its paths to. */
-export type CompatOperation = 'create' | 'retrieve' | 'list' | 'capture' | 'cancel' | 'refund' | 'customerCreate' | 'customerRetrieve';
+/**
+ * What RouteGate does for one native path: the generic operations every compat gateway maps its paths to.
+ * `cancelOrRefund` is one route that does either by the charge's state, as some gateways' APIs have it: it cancels a
+ * charge that is still cancellable (pre-authorized, pending) when no amount or the whole amount is named, else
+ * refunds (the amount, or all). Its answer is shaped by `answers.charge` (as `cancel`) or `answers.refund`.
+ */
+export type CompatOperation = 'create' | 'retrieve' | 'list' | 'capture' | 'cancel' | 'refund' | 'cancelOrRefund' | 'customerCreate' | 'customerRetrieve';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

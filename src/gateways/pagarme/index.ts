@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { pagarmeAdapter } from './adapter';
+import { pagarmeCompat } from './compat';
 import { pagarmeEmulator } from './emulator';
 import { pagarmeWebhook } from './webhook';
 
@@ -11,6 +12,7 @@ export const descriptor: GatewayDescriptor = {
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
   webhook: pagarmeWebhook,
+  compat: pagarmeCompat,
   tokenPrefixes: ['token_'],
   splitRecipient: { pattern: '^rp_[A-Za-z0-9]{16}$', description: 'a Pagar.me recipient id (rp_ and 16 letters or digits)' },
   credentials: {
