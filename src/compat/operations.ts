@@ -39,6 +39,7 @@ export async function runOperation(s: CompatServices, call: OperationCall): Prom
     case 'create': return create(s, call);
     case 'list': return list(s, call);
     case 'customerCreate': return customerCreate(s, call);
+    case 'customerList': return customerList(s, call);
     case 'customerRetrieve': {
       const id = requireId(call);
       const customer = s.deps.store.customers.findByAnyId(call.request.account.id, id);
@@ -121,19 +122,35 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
     return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq }, native), headers);
   }
-  const shaped = call.surface.answers.charge?.(charge, native, route.operation) ?? { body: charge.native };
+  const shaped = (await call.surface.answers.charge?.(charge, native, route.operation)) ?? { body: charge.native };
   return answer(shaped, headers);
 }
 
 async function list(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
   const accountId = call.request.account.id;
-  const q = call.surface.listQuery?.(call.native) ?? {};
-  const limit = Math.min(Math.max(q.limit ?? 10, 1), 100);
-  const after = q.after ? s.deps.store.charges.findByAnyId(accountId, q.after) : undefined;
-  if (q.after && !after) throw rgError('CHARGE_NOT_FOUND', { id: q.after });
-  const rows = s.deps.store.charges.list(accountId, { limit: limit + 1, after: after && { createdAt: after.createdAt, id: after.id } });
+  const { limit, offset, after: cursor } = page(call);
+  const after = cursor ? s.deps.store.charges.findByAnyId(accountId, cursor) : undefined;
+  if (cursor && !after) throw rgError('CHARGE_NOT_FOUND', { id: cursor });
+  // An offset (APIs that page by offset) skips that many rows of the same newest-first order.
+  const rows = s.deps.store.charges.list(accountId, { limit: offset + limit + 1, after: after && { createdAt: after.createdAt, id: after.id } }).slice(offset);
   const items = await Promise.all(rows.slice(0, limit).map((c) => compatCharge(s.deps, call.gateway, call.surface, c, undefined, {})));
   return answer(call.surface.answers.list(items, rows.length > limit, call.native));
+}
+
+/** The surface's paging, bounded: 1 to 100 per page (default 10), a whole offset of 0 or more. */
+function page(call: OperationCall): { limit: number; offset: number; after?: string } {
+  const q = call.surface.listQuery?.(call.native) ?? {};
+  const offset = Number.isInteger(q.offset) && q.offset! > 0 ? q.offset! : 0;
+  return { limit: Math.min(Math.max(q.limit ?? 10, 1), 100), offset, after: q.after };
+}
+
+async function customerList(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
+  const shape = call.surface.answers.customerList;
+  if (!shape) throw rgError('ROUTE_NOT_FOUND', { method: call.native.method, path: call.native.path });
+  const { limit, offset } = page(call);
+  const rows = s.deps.store.customers.list(call.request.account.id, limit + 1, offset);
+  const items = rows.slice(0, limit).map((c) => ({ view: customerView(c), processedHere: c.gateway === call.gateway }));
+  return answer(shape(items, rows.length > limit, call.native));
 }
 
 async function customerCreate(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
