@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ChargeService, ChargeResult, GatewayDeps } from '../charges/orchestrator';
+import { storedChargeError, type ChargeService, type ChargeResult, type GatewayDeps } from '../charges/orchestrator';
 import type { CustomerService } from '../charges/customers';
 import { customerView } from '../charges/customers';
 import { rgHeaders } from '../charges/response-format';
@@ -9,7 +9,8 @@ import type { GatewayId } from '../gateways/registry-ids';
 import { rgError, type RouteGateError } from '../errors';
 import type { SchemaValidator } from '../http/schemas';
 import { validationSummary } from '../http/validation-messages';
-import type { NativeErrorContext } from './native-errors';
+import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
+import type { ChargeLinkedAnswer } from '../http/idempotency';
 import { compatCharge, nativeAmountUnit, nativeCreateToNormalized, readAmount, readValue } from './native-charges';
 import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest } from './types';
 
@@ -94,6 +95,29 @@ export async function nativeCreateAnswer(
   }
   const charge = await compatCharge(deps, call.gateway, call.surface, result.charge, result.raw, call.body);
   return { status: call.surface?.createStatus ?? 200, body: charge.native, headers: rgHeaders(result.charge) };
+}
+
+/**
+ * A native create retried under its Idempotency-Key after a "being confirmed" (504) answer: what the charge is now,
+ * as that create would have answered it (the native body, or the native error), once the caller has run its one
+ * read-only settle. `settled` false (still processing) leaves the key to answer again later.
+ */
+export async function nativeReplayAnswer(
+  deps: GatewayDeps, call: { gateway: GatewayId; surface?: CompatSurface; body: unknown; accountId: string; production: boolean }, chargeId: string,
+): Promise<ChargeLinkedAnswer | undefined> {
+  const charge = deps.store.charges.get(call.accountId, chargeId);
+  if (!charge) return undefined;
+  const headers = { ...rgHeaders(charge), 'content-type': 'application/json; charset=utf-8' };
+  const stored = storedChargeError(charge);
+  if (stored) {
+    const err = charge.declineCode ? stored.with({ declineCode: charge.declineCode }) : stored;
+    const context: NativeErrorContext = { chargeId: charge.id };
+    if (err.extra.declineCode) context.charge = (await compatCharge(deps, call.gateway, call.surface, charge, undefined, call.body)).native;
+    const a = await nativeErrorAnswer(deps.mappings, call.gateway, err, { production: call.production, context });
+    return { status: a.status, headers: { ...headers, ...a.headers }, body: JSON.stringify(a.body), settled: charge.status !== 'processing' };
+  }
+  const native = await compatCharge(deps, call.gateway, call.surface, charge, undefined, call.body);
+  return { status: call.surface?.createStatus ?? 200, headers, body: JSON.stringify(native.native), settled: true };
 }
 
 function findCharge(s: CompatServices, call: OperationCall): ChargeRecord {
