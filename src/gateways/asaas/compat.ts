@@ -36,11 +36,23 @@ async function pixQrCode(charge: CompatCharge): Promise<NativeAnswer> {
   return { body: { encodedImage, payload, expirationDate: expiresAt ?? (str(native.dueDate) ? `${native.dueDate} 23:59:59` : null), description: native.description ?? null } };
 }
 
+/**
+ * The 44-digit barcode a 47-digit typeable line encodes (FEBRABAN layout: the line is the barcode's fields regrouped
+ * with check digits): bank and currency, the general check digit, due factor and value, then the free field.
+ */
+export function barcodeOfLine(line: string | undefined): string | undefined {
+  if (!line || !/^\d{47}$/.test(line)) return undefined;
+  return line.slice(0, 4) + line[32] + line.slice(33, 47) + line.slice(4, 9) + line.slice(10, 20) + line.slice(21, 31);
+}
+
 /** GET /v3/payments/{id}/identificationField: the typeable line (47 digits), the bank's number and the barcode (44). */
 function identificationField(charge: CompatCharge): NativeAnswer {
   const v = charge.view;
   if (v.paymentMethod !== 'boleto') throw rgError('OPERATION_UNSUPPORTED', { gateway: 'asaas', operation: 'a boleto identification field', method: String(v.paymentMethod) });
-  return { body: { identificationField: str(v.boletoBarcode) ?? null, nossoNumero: obj(charge.native).nossoNumero ?? null, barCode: str(v.boletoBarcodeNumber) ?? null } };
+  const line = str(v.boletoBarcode);
+  // A gateway that gave only the line (Pagar.me) still has its barcode: the line carries every digit of it.
+  const barCode = str(v.boletoBarcodeNumber) ?? barcodeOfLine(line) ?? null;
+  return { body: { identificationField: line ?? null, nossoNumero: obj(charge.native).nossoNumero ?? null, barCode } };
 }
 
 /** retrieve, capture and cancel answer the payment; the QR code, boleto line and status reads, and DELETE, their own bodies. */
