@@ -156,7 +156,7 @@ async function list(s: CompatServices, call: OperationCall): Promise<OperationAn
   const after = cursor ? s.deps.store.charges.findByAnyId(accountId, cursor) : undefined;
   if (cursor && !after) throw rgError('CHARGE_NOT_FOUND', { id: cursor });
   // An offset (APIs that page by offset) skips that many rows of the same newest-first order.
-  const rows = s.deps.store.charges.list(accountId, { limit: offset + limit + 1, after: after && { createdAt: after.createdAt, id: after.id } }).slice(offset);
+  const rows = s.deps.store.charges.list(accountId, { limit: limit + 1, offset, after: after && { createdAt: after.createdAt, id: after.id } });
   const items = await Promise.all(rows.slice(0, limit).map((c) => compatCharge(s.deps, call.gateway, call.surface, c, undefined, {})));
   return answer(call.surface.answers.list(items, rows.length > limit, call.native));
 }
