@@ -8,6 +8,7 @@ import {
   newPayment, notFound, pixDetails, setStatus, stateError, tokenBody, validMpDate,
 } from './emulator-shapes';
 import { mercadopagoWebhooks } from './emulator-webhooks';
+import { applicationFeeRefusal } from './emulator-split';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
@@ -167,14 +168,8 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0 || cents(amount) !== Math.round(amount * 100 * 1e6) / 1e6) {
       return badRequest(4037, 'Invalid transaction_amount');
     }
-    // Marketplace fee (mercadopago.md section 9): only on a payment made with a seller's OAuth token, which this
-    // emulator never issues, so a valid fee still ends in 2059; RouteGate never sends one (it cannot split here).
-    if (body.application_fee !== undefined && body.application_fee !== null) {
-      const fee = body.application_fee;
-      if (typeof fee !== 'number' || !Number.isFinite(fee) || fee < 0) return badRequest(4039, 'application_fee must be a positive number');
-      if (fee > amount) return badRequest(4038, 'application_fee cannot be bigger than transaction_amount');
-      return badRequest(2059, 'Application fee is only allowed with an access token obtained through OAuth (marketplace)');
-    }
+    const feeRefusal = applicationFeeRefusal(body.application_fee, amount);
+    if (feeRefusal) return feeRefusal;
     if (body.notification_url !== undefined && !/^https:\/\/[^\s/]+\.[^\s]+$/.test(String(body.notification_url))) {
       return badRequest(4020, 'notificaction_url attribute must be url valid');
     }
