@@ -181,9 +181,21 @@ test('one request (or more) per documented operation: every answer is documented
   await send('DELETE', '/core/v5/{*}', `/core/v5/charges/${pg.body.charges[0].id}`, { key: '', headers: basic });
   await send('GET', '/core/v5/{*}', '/core/v5/orders', { key: '', headers: { authorization: 'Basic dGtfd3Jvbmc6' } });
   for (const method of ['PUT', 'PATCH']) await send(method, '/core/v5/{*}', '/core/v5/customers/cus_x', { key: '', rawBody: '{"name":"x"}', headers: basic });
+  // Asaas' family (/v3): JSON with the key in access_token; DELETE is its own (removing a payment), PUT and PATCH pass through.
+  const asaasKey = e2e.account({ primaryGateway: 'asaas', compatibilityMode: 'asaas' });
+  const json = { 'content-type': 'application/json', access_token: asaasKey };
+  const asaasCustomer = await send('POST', '/v3/{*}', '/v3/customers', { key: '', rawBody: JSON.stringify({ name: 'Maria Souza', cpfCnpj: '12345678909', email: 'maria@example.com' }), headers: json });
+  assert.equal(asaasCustomer.status, 200, asaasCustomer.text);
+  const due = new Date(Date.now() + 86400_000).toISOString().slice(0, 10);
+  const payment = await send('POST', '/v3/{*}', '/v3/payments', { key: '', rawBody: JSON.stringify({ customer: asaasCustomer.body.id, billingType: 'PIX', value: 19.99, dueDate: due }), headers: json });
+  await send('GET', '/v3/{*}', `/v3/payments/${payment.body.id}`, { key: '', headers: json });
+  await send('DELETE', '/v3/{*}', `/v3/payments/${payment.body.id}`, { key: '', headers: json });
+  await send('GET', '/v3/{*}', '/v3/payments', { key: '', headers: { access_token: 'tk_wrong' } });
+  for (const method of ['PUT', 'PATCH']) await send(method, '/v3/{*}', '/v3/customers/cus_x', { key: '', rawBody: '{}', headers: json });
   const compatFamilies = new Set([
     'PUT /v1/{*}', 'PATCH /v1/{*}', 'DELETE /v1/{*}', 'PUT /compat/{gateway}/{*}', 'PATCH /compat/{gateway}/{*}', 'DELETE /compat/{gateway}/{*}',
     'PUT /core/v5/{*}', 'PATCH /core/v5/{*}',
+    'PUT /v3/{*}', 'PATCH /v3/{*}',
   ]);
   // Webhook receivers (no x-api-key needed; sending one changes nothing) and the events API.
   const me = (await send('GET', '/api/v1/clients/me', '/api/v1/clients/me')).body.data;

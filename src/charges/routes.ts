@@ -28,6 +28,8 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     bodyOf: (request) => (request.compatCreate ? request.compatCreate.nativeBody : request.body),
     async answerFromCharge(request, chargeId) {
       await charges.reconcile(chargeId);
+      // Compatibility mode: the same charge, as the compat gateway's native create answers it.
+      if (request.compatCreate) return compat.replay(request, chargeId);
       const charge = deps.store.charges.get(request.account.id, chargeId);
       if (!charge) return undefined;
       const headers = { ...rgHeaders(charge), 'content-type': 'application/json; charset=utf-8' };

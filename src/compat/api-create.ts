@@ -8,7 +8,8 @@ import type { GatewayId } from '../gateways/registry-ids';
 import { decodeNativeBody } from './native-body';
 import { nativeCreateToNormalized } from './native-charges';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
-import { nativeCreateAnswer } from './operations';
+import { nativeCreateAnswer, nativeReplayAnswer } from './operations';
+import type { ChargeLinkedAnswer } from '../http/idempotency';
 import { COMPAT_SURFACES } from './surfaces';
 
 declare module 'fastify' {
@@ -36,6 +37,8 @@ const isCreate = (request: FastifyRequest) => request.method === 'POST' && reque
  */
 export function installCompatCreate(app: FastifyInstance, opts: { deps: GatewayDeps; validator: SchemaValidator; production: boolean }): {
   answer(request: FastifyRequest, reply: FastifyReply, result: ChargeResult): Promise<FastifyReply>;
+  /** A replayed native create's answer from the (already settled once) charge; undefined when the call is not native. */
+  replay(request: FastifyRequest, chargeId: string): Promise<ChargeLinkedAnswer | undefined>;
 } {
   const { deps, validator, production } = opts;
   const nativeMode = (request: FastifyRequest): GatewayId | undefined =>
@@ -68,6 +71,11 @@ export function installCompatCreate(app: FastifyInstance, opts: { deps: GatewayD
   });
 
   return {
+    async replay(request, chargeId) {
+      const compat = request.compatCreate;
+      if (!compat) return undefined;
+      return nativeReplayAnswer(deps, { gateway: compat.gateway, surface: COMPAT_SURFACES.get(compat.gateway), body: compat.nativeBody, accountId: request.account.id, production }, chargeId);
+    },
     async answer(request, reply, result) {
       const compat = request.compatCreate!;
       const answer = await nativeCreateAnswer(deps, { gateway: compat.gateway, surface: COMPAT_SURFACES.get(compat.gateway), body: compat.nativeBody, errorContext: compat.errorContext }, result);

@@ -50,7 +50,10 @@ export async function nativeCreateToNormalized(
 export async function compatCharge(
   deps: GatewayDeps, gateway: GatewayId, surface: CompatSurface | undefined, charge: ChargeRecord, raw: unknown, request: unknown,
 ): Promise<CompatCharge> {
-  const view = { ...chargeView(charge), ...(charge.refs ? { refs: charge.refs } : {}) };
+  const view: Record<string, unknown> = { ...chargeView(charge), ...(charge.refs ? { refs: charge.refs } : {}) };
+  // The customer as the client knows it: a customer held by another gateway was answered by RouteGate's id (cus_rg_).
+  const customer = charge.customerId ? deps.store.customers.byExternalId(charge.accountId, charge.customerId) : undefined;
+  if (customer && customer.gateway !== gateway) view.customerId = customer.id;
   const processedHere = charge.gateway === gateway;
   if (processedHere && raw && typeof raw === 'object') return { view, native: raw, processedHere };
   const native = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));

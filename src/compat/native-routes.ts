@@ -11,7 +11,7 @@ import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import { nativeKey } from './native-auth';
 import { decodeNativeBody, decodeNativeQuery } from './native-body';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
-import { runOperation, type CompatServices } from './operations';
+import { nativeReplayAnswer, runOperation, type CompatServices } from './operations';
 import { NativeRouter } from './route-match';
 import { COMPAT_SURFACES, compatSurface, rootPrefixes, surfacesAt } from './surfaces';
 import type { CompatRoute, CompatSurface, HttpMethod, NativeRequest } from './types';
@@ -88,6 +88,13 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
   installIdempotency(app, store, {
     applies: (request) => !!request.compatState?.route && WRITES.has(request.compatState.route.operation),
     bodyOf: (request) => request.compatState?.native?.body,
+    // A create first answered "being confirmed" (504): one read-only settle, then the charge as it is now, natively.
+    async answerFromCharge(request, chargeId) {
+      const state = request.compatState;
+      if (state?.route?.operation !== 'create' || !state.native) return undefined;
+      await services.charges.reconcile(chargeId);
+      return nativeReplayAnswer(deps, { gateway: state.gateway!, surface: state.surface, body: state.native.body, accountId: request.account.id, production }, chargeId);
+    },
   });
 
   // Native route documentation: one family per prefix (the operations are the gateway's own; docs/compatibility.md).

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ChargeService, ChargeResult, GatewayDeps } from '../charges/orchestrator';
+import { storedChargeError, type ChargeService, type ChargeResult, type GatewayDeps } from '../charges/orchestrator';
 import type { CustomerService } from '../charges/customers';
 import { customerView } from '../charges/customers';
 import { rgHeaders } from '../charges/response-format';
@@ -9,7 +9,8 @@ import type { GatewayId } from '../gateways/registry-ids';
 import { rgError, type RouteGateError } from '../errors';
 import type { SchemaValidator } from '../http/schemas';
 import { validationSummary } from '../http/validation-messages';
-import type { NativeErrorContext } from './native-errors';
+import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
+import type { ChargeLinkedAnswer } from '../http/idempotency';
 import { compatCharge, nativeAmountUnit, nativeCreateToNormalized, readAmount, readValue } from './native-charges';
 import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest } from './types';
 
@@ -39,6 +40,7 @@ export async function runOperation(s: CompatServices, call: OperationCall): Prom
     case 'create': return create(s, call);
     case 'list': return list(s, call);
     case 'customerCreate': return customerCreate(s, call);
+    case 'customerList': return customerList(s, call);
     case 'customerRetrieve': {
       const id = requireId(call);
       const customer = s.deps.store.customers.findByAnyId(call.request.account.id, id);
@@ -105,6 +107,29 @@ function cancelOrRefund(charge: ChargeRecord, amount: number | undefined): 'canc
   return cancellable && (amount === undefined || amount === charge.amount) ? 'cancel' : 'refund';
 }
 
+/**
+ * A native create retried under its Idempotency-Key after a "being confirmed" (504) answer: what the charge is now,
+ * as that create would have answered it (the native body, or the native error), once the caller has run its one
+ * read-only settle. `settled` false (still processing) leaves the key to answer again later.
+ */
+export async function nativeReplayAnswer(
+  deps: GatewayDeps, call: { gateway: GatewayId; surface?: CompatSurface; body: unknown; accountId: string; production: boolean }, chargeId: string,
+): Promise<ChargeLinkedAnswer | undefined> {
+  const charge = deps.store.charges.get(call.accountId, chargeId);
+  if (!charge) return undefined;
+  const headers = { ...rgHeaders(charge), 'content-type': 'application/json; charset=utf-8' };
+  const stored = storedChargeError(charge);
+  if (stored) {
+    const err = charge.declineCode ? stored.with({ declineCode: charge.declineCode }) : stored;
+    const context: NativeErrorContext = { chargeId: charge.id };
+    if (err.extra.declineCode) context.charge = (await compatCharge(deps, call.gateway, call.surface, charge, undefined, call.body)).native;
+    const a = await nativeErrorAnswer(deps.mappings, call.gateway, err, { production: call.production, context });
+    return { status: a.status, headers: { ...headers, ...a.headers }, body: JSON.stringify(a.body), settled: charge.status !== 'processing' };
+  }
+  const native = await compatCharge(deps, call.gateway, call.surface, charge, undefined, call.body);
+  return { status: call.surface?.createStatus ?? 200, headers, body: JSON.stringify(native.native), settled: true };
+}
+
 function findCharge(s: CompatServices, call: OperationCall): ChargeRecord {
   const id = requireId(call);
   const charge = s.deps.store.charges.findByAnyId(call.request.account.id, id);
@@ -132,19 +157,35 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
     return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq }, native), headers);
   }
-  const shaped = call.surface.answers.charge?.(charge, native, operation) ?? { body: charge.native };
+  const shaped = (await call.surface.answers.charge?.(charge, native, operation)) ?? { body: charge.native };
   return answer(shaped, headers);
 }
 
 async function list(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
   const accountId = call.request.account.id;
-  const q = call.surface.listQuery?.(call.native) ?? {};
-  const limit = Math.min(Math.max(q.limit ?? 10, 1), 100);
-  const after = q.after ? s.deps.store.charges.findByAnyId(accountId, q.after) : undefined;
-  if (q.after && !after) throw rgError('CHARGE_NOT_FOUND', { id: q.after });
-  const rows = s.deps.store.charges.list(accountId, { limit: limit + 1, after: after && { createdAt: after.createdAt, id: after.id } });
+  const { limit, offset, after: cursor } = page(call);
+  const after = cursor ? s.deps.store.charges.findByAnyId(accountId, cursor) : undefined;
+  if (cursor && !after) throw rgError('CHARGE_NOT_FOUND', { id: cursor });
+  // An offset (APIs that page by offset) skips that many rows of the same newest-first order.
+  const rows = s.deps.store.charges.list(accountId, { limit: limit + 1, offset, after: after && { createdAt: after.createdAt, id: after.id } });
   const items = await Promise.all(rows.slice(0, limit).map((c) => compatCharge(s.deps, call.gateway, call.surface, c, undefined, {})));
   return answer(call.surface.answers.list(items, rows.length > limit, call.native));
+}
+
+/** The surface's paging, bounded: 1 to 100 per page (default 10), a whole offset of 0 or more. */
+function page(call: OperationCall): { limit: number; offset: number; after?: string } {
+  const q = call.surface.listQuery?.(call.native) ?? {};
+  const offset = Number.isInteger(q.offset) && q.offset! > 0 ? q.offset! : 0;
+  return { limit: Math.min(Math.max(q.limit ?? 10, 1), 100), offset, after: q.after };
+}
+
+async function customerList(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
+  const shape = call.surface.answers.customerList;
+  if (!shape) throw rgError('ROUTE_NOT_FOUND', { method: call.native.method, path: call.native.path });
+  const { limit, offset } = page(call);
+  const rows = s.deps.store.customers.list(call.request.account.id, limit + 1, offset);
+  const items = rows.slice(0, limit).map((c) => ({ view: customerView(c), processedHere: c.gateway === call.gateway }));
+  return answer(shape(items, rows.length > limit, call.native));
 }
 
 async function customerCreate(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {

@@ -16,7 +16,7 @@ import type { WireSettings } from '../gateways/types';
  * charge that is still cancellable (pre-authorized, pending) when no amount or the whole amount is named, else
  * refunds (the amount, or all). Its answer is shaped by `answers.charge` (as `cancel`) or `answers.refund`.
  */
-export type CompatOperation = 'create' | 'retrieve' | 'list' | 'capture' | 'cancel' | 'refund' | 'cancelOrRefund' | 'customerCreate' | 'customerRetrieve';
+export type CompatOperation = 'create' | 'retrieve' | 'list' | 'capture' | 'cancel' | 'refund' | 'cancelOrRefund' | 'customerCreate' | 'customerRetrieve' | 'customerList';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -108,15 +108,20 @@ export interface CompatSurface {
   recognizes?(headers: Record<string, string | string[] | undefined>): boolean;
   /** Shaping of follow-up answers; the create answer is native.response's (or the raw body). */
   answers: {
-    /** retrieve, capture, cancel; default: `charge.native` with status 200. */
-    charge?(charge: CompatCharge, request: NativeRequest, operation: CompatOperation): NativeAnswer;
+    /** retrieve, capture, cancel; default: `charge.native` with status 200. May be async (an image drawn for the answer). */
+    charge?(charge: CompatCharge, request: NativeRequest, operation: CompatOperation): NativeAnswer | Promise<NativeAnswer>;
     refund(charge: CompatCharge, refund: RefundFacts, request: NativeRequest): NativeAnswer;
     /** `items` newest first; `hasMore` when a further page exists. */
     list(items: CompatCharge[], hasMore: boolean, request: NativeRequest): NativeAnswer;
     /** The native customer-create body -> RouteGate's customer input (name, email, document, phone, address, metadata). */
     customerInput(request: NativeRequest): Record<string, unknown>;
     customer(customer: CompatCustomer, request: NativeRequest, operation: CompatOperation): NativeAnswer;
+    /** A page of the account's customers (operation customerList), newest first. */
+    customerList?(items: CompatCustomer[], hasMore: boolean, request: NativeRequest): NativeAnswer;
   };
-  /** List paging: how many per page (default 10) and the cursor (an id RouteGate returned) to start after. */
-  listQuery?(request: NativeRequest): { limit?: number; after?: string };
+  /**
+   * List paging (charges and customers): how many per page (default 10), and where to start: after a cursor (an id
+   * RouteGate returned) or an offset (APIs that page by offset).
+   */
+  listQuery?(request: NativeRequest): { limit?: number; after?: string; offset?: number };
 }

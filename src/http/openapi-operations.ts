@@ -55,8 +55,9 @@ const COMPAT_FAMILY: Operation = {
   success: { status: 200, description: 'the compat gateway\'s own answer: a translated operation in its native shape, or its answer to a passed-through call (X-RG-Passthrough: true; any status it sends)' },
   errors: [402, 404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true, compat: true,
 };
-// The root families are every compat surface's prefixes (a prefix two gateways share is one family).
-const COMPAT_OPERATIONS = Object.fromEntries(['/compat/:gateway/*', ...rootPrefixes().map((p) => `${p}/*`)].flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} ${path}`, COMPAT_FAMILY])));
+// The root families are the surfaces' prefixes (each gateway's compat.ts), so a gateway added there is documented here.
+const COMPAT_PATHS = ['/compat/:gateway/*', ...rootPrefixes().map((p) => `${p}/*`)];
+const COMPAT_OPERATIONS = Object.fromEntries(COMPAT_PATHS.flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} ${path}`, COMPAT_FAMILY])));
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /health': { success: { status: 200, description: 'the process is up and the database answers' }, errors: [503], public: true },

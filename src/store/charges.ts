@@ -95,7 +95,7 @@ function fromRow(row: Record<string, unknown>): ChargeRecord {
   return c as unknown as ChargeRecord;
 }
 
-export interface ListFilter { status?: string; gateway?: string; limit: number; after?: { createdAt: string; id: string } }
+export interface ListFilter { status?: string; gateway?: string; limit: number; after?: { createdAt: string; id: string }; offset?: number }
 
 const COLUMN_OF = new Map(COLUMNS);
 
@@ -262,9 +262,9 @@ export class ChargesRepository {
     if (f.status) where.push('status = @status');
     if (f.gateway) where.push('gateway = @gateway');
     if (f.after) where.push('(created_at < @afterCreated OR (created_at = @afterCreated AND id < @afterId))');
-    const sql = `SELECT * FROM charges WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+    const sql = `SELECT * FROM charges WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`;
     const rows = this.db.prepare(sql).all({
-      accountId, status: f.status, gateway: f.gateway, afterCreated: f.after?.createdAt, afterId: f.after?.id, limit: f.limit,
+      accountId, status: f.status, gateway: f.gateway, afterCreated: f.after?.createdAt, afterId: f.after?.id, limit: f.limit, offset: f.offset ?? 0,
     }) as Array<Record<string, unknown>>;
     return rows.map(fromRow);
   }

@@ -19,12 +19,14 @@ export class CustomersRepository {
   private readonly insertStmt;
   private readonly byExternalStmt;
   private readonly byIdStmt;
+  private readonly listStmt;
 
   constructor(db: DB) {
     this.insertStmt = db.prepare(`INSERT INTO customers (id, account_id, gateway, external_id, name, email, document, phone, address, metadata, created_at)
       VALUES (@id, @accountId, @gateway, @externalId, @name, @email, @document, @phone, @address, @metadata, @createdAt)`);
     this.byExternalStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND external_id = ? LIMIT 1');
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND id = ?');
+    this.listStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
   }
 
   insert(c: CustomerRecord): void {
@@ -39,6 +41,11 @@ export class CustomersRepository {
   /** The account's customer by RouteGate's id (cus_rg_...) or by the gateway's id. */
   findByAnyId(accountId: string, id: string): CustomerRecord | undefined {
     return fromRow(this.byIdStmt.get(accountId, id) as Record<string, string> | undefined) ?? this.byExternalId(accountId, id);
+  }
+
+  /** The account's customers, newest first (a compat gateway's native customer list). */
+  list(accountId: string, limit: number, offset = 0): CustomerRecord[] {
+    return (this.listStmt.all(accountId, limit, offset) as Array<Record<string, string>>).map((r) => fromRow(r)!);
   }
 }
 

@@ -6,13 +6,14 @@ import type { RecordedRequest } from '../../src/sandbox/control';
 import type { CompatCase, PairMethod } from './pairs-types';
 import { stripeCase } from './cases/stripe';
 import { pagarmeCase } from './cases/pagarme';
+import { asaasCase } from './cases/asaas';
 
 // Issue 11: every compat gateway x every target gateway. A native payload in (the compat gateway's own create, at
 // its native path), charged on the target emulator (19.99 reais in the target's own unit on the wire, 1999 cents in
 // its ledger), and the native response out, checked field by field by the compat gateway's case file.
 // Case files: test/compat/cases/<compat id>.ts, one per gateway with a compatibility surface.
 
-const CASES: CompatCase[] = [stripeCase, pagarmeCase];
+const CASES: CompatCase[] = [stripeCase, pagarmeCase, asaasCase];
 
 /** What the target's create call carried, in the target's own unit (its gateway API notes). */
 const WIRE_AMOUNT: Record<GatewayId, { create: RegExp; amount(body: any): unknown; expected: unknown }> = {

@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { asaasAdapter } from './adapter';
+import { asaasCompat } from './compat';
 import { asaasEmulator } from './emulator';
 import { asaasWebhook } from './webhook';
 
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_3'],
   adapter: asaasAdapter,
   emulator: asaasEmulator,
+  compat: asaasCompat,
   // Wallet ids are UUIDs (asaas.md section 9).
   splitRecipient: { pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an Asaas walletId (a UUID)' },
   webhook: asaasWebhook,
