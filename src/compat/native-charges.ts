@@ -52,7 +52,7 @@ export async function compatCharge(
 ): Promise<CompatCharge> {
   const view = { ...chargeView(charge), ...(charge.refs ? { refs: charge.refs } : {}) };
   const processedHere = charge.gateway === gateway;
-  if (processedHere && raw && typeof raw === 'object') return { view, native: raw, processedHere };
+  if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere };
   const native = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));
   return { view, native, processedHere };
 }

@@ -88,6 +88,10 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
   installIdempotency(app, store, {
     applies: (request) => !!request.compatState?.route && WRITES.has(request.compatState.route.operation),
     bodyOf: (request) => request.compatState?.native?.body,
+    headers: (request) => request.compatState?.surface?.idempotency?.headers ?? ['idempotency-key'],
+    // The same native endpoint under /compat/<id> or at the root, with or without its trailing slash, is one scope.
+    scope: (request) => (request.compatState?.surface?.idempotency?.perEndpoint
+      ? `${request.method} ${request.compatState.path.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1')}` : undefined),
   });
 
   // Native route documentation: one family per prefix (the operations are the gateway's own; docs/compatibility.md).

@@ -11,7 +11,7 @@ import type { SchemaValidator } from '../http/schemas';
 import { validationSummary } from '../http/validation-messages';
 import type { NativeErrorContext } from './native-errors';
 import { compatCharge, nativeAmountUnit, nativeCreateToNormalized, readAmount, readValue } from './native-charges';
-import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest } from './types';
+import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest, RefundFacts } from './types';
 
 export interface CompatServices { deps: GatewayDeps; charges: ChargeService; customers: CustomerService; validator: SchemaValidator }
 
@@ -38,6 +38,8 @@ export async function runOperation(s: CompatServices, call: OperationCall): Prom
   switch (route.operation) {
     case 'create': return create(s, call);
     case 'list': return list(s, call);
+    case 'refundList':
+    case 'refundRetrieve': return refunds(s, call);
     case 'customerCreate': return customerCreate(s, call);
     case 'customerRetrieve': {
       const id = requireId(call);
@@ -119,7 +121,8 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   if (route.operation === 'refund') {
     const seq = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success').length;
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
-    return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq }, native), headers);
+    const raw = charge.processedHere ? result.raw : undefined;
+    return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq, raw }, native), headers);
   }
   const shaped = call.surface.answers.charge?.(charge, native, route.operation) ?? { body: charge.native };
   return answer(shaped, headers);
@@ -129,11 +132,38 @@ async function list(s: CompatServices, call: OperationCall): Promise<OperationAn
   const accountId = call.request.account.id;
   const q = call.surface.listQuery?.(call.native) ?? {};
   const limit = Math.min(Math.max(q.limit ?? 10, 1), 100);
+  const offset = Math.min(Math.max(q.offset ?? 0, 0), 1000);
   const after = q.after ? s.deps.store.charges.findByAnyId(accountId, q.after) : undefined;
   if (q.after && !after) throw rgError('CHARGE_NOT_FOUND', { id: q.after });
-  const rows = s.deps.store.charges.list(accountId, { limit: limit + 1, after: after && { createdAt: after.createdAt, id: after.id } });
+  const rows = s.deps.store.charges.list(accountId, { limit: offset + limit + 1, after: after && { createdAt: after.createdAt, id: after.id } }).slice(offset);
   const items = await Promise.all(rows.slice(0, limit).map((c) => compatCharge(s.deps, call.gateway, call.surface, c, undefined, {})));
   return answer(call.surface.answers.list(items, rows.length > limit, call.native));
+}
+
+/**
+ * A charge's refunds (refundList) or one of them (refundRetrieve): the charge read afresh at its gateway, and the
+ * refunds RouteGate made on it (its successful refund attempts), oldest first. A refund is found by the id the
+ * surface's answer gives it, so a synthesized id works as well as the gateway's.
+ */
+async function refunds(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
+  const before = findCharge(s, call);
+  call.errorContext.chargeId = before.id;
+  const result = await s.charges.refresh(call.request.account.id, before.id);
+  if (result.error) return failWith(s, call, { ...result, error: result.error });
+  const charge = await nativeOf(s, call, result);
+  const facts = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success')
+    .map((a, i): RefundFacts => ({ refundId: a.externalId ?? undefined, amount: a.amount ?? 0, status: 'succeeded', seq: i + 1, createdAt: a.createdAt }));
+  const { answers } = call.surface;
+  const each = () => facts.map((f) => answers.refund(charge, f, call.native).body);
+  const listed = answers.refundList?.(charge, facts, call.native) ?? { body: each() };
+  const headers = rgHeaders(result.charge);
+  if (call.route.operation === 'refundList') return answer(listed, headers);
+  const found = readValue(call.native, call.route.refund);
+  if (!found) throw rgError('NATIVE_PARAM_MISSING', { field: 'refund id' });
+  const id = String(found.value);
+  const item = (Array.isArray(listed.body) ? listed.body : each()).find((r) => String((r as { id?: unknown } | null)?.id) === id);
+  if (item === undefined) throw rgError('REFUND_NOT_FOUND', { id, charge: before.id });
+  return answer({ body: item }, headers);
 }
 
 async function customerCreate(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
