@@ -134,14 +134,15 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     state.raw = Buffer.isBuffer(request.body) ? request.body : undefined;
     const query = decodeNativeQuery(request.url, surface);
     const method = request.method as HttpMethod;
-    const matched = routers.get(state.gateway!)!.match(method, state.path, { method, path: state.path, query, body: {} });
-    if (!matched) return;
+    const router = routers.get(state.gateway!)!;
+    if (!router.knows(method, state.path)) return;
     const body = decodeNativeBody(request.headers['content-type'], state.raw, surface);
-    state.native = { method, path: state.path, params: matched.params, query, body };
-    // `when` may read the body: match again with it.
-    const exact = routers.get(state.gateway!)!.match(method, state.path, state.native);
-    state.route = exact?.route;
-    if (exact) state.native.params = exact.params;
+    // `when` may read the body (a PUT that captures or cancels by it): matched with the body decoded. A body no
+    // route's `when` takes is passed through untranslated.
+    const exact = router.match(method, state.path, { method, path: state.path, query, body });
+    if (!exact) return;
+    state.native = { method, path: state.path, params: exact.params, query, body };
+    state.route = exact.route;
   }
 
   async function dispatch(request: FastifyRequest, reply: FastifyReply, _dest: string, options: Record<string, unknown>) {

@@ -162,7 +162,10 @@ async function refunds(s: CompatServices, call: OperationCall): Promise<Operatio
   if (!found) throw rgError('NATIVE_PARAM_MISSING', { field: 'refund id' });
   const id = String(found.value);
   const item = (Array.isArray(listed.body) ? listed.body : each()).find((r) => String((r as { id?: unknown } | null)?.id) === id);
-  if (item === undefined) throw rgError('REFUND_NOT_FOUND', { id, charge: before.id });
+  if (item === undefined) {
+    call.errorContext.chargeId = undefined; // the payment exists: the error is about the refund
+    throw rgError('REFUND_NOT_FOUND', { id, charge: before.id });
+  }
   return answer({ body: item }, headers);
 }
 

@@ -69,7 +69,9 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     // A scoped key is stored with its scope: reused on another endpoint it is another request, never a replay.
     const key = scope === undefined ? given : `${scope} ${given}`;
     const accountId = request.account.id;
-    const hash = sha256Hex(`${request.method} ${request.url.split('?')[0]}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
+    // "The same request": the scope (one endpoint however it is spelled) or the method and path, and the body.
+    const target = scope ?? `${request.method} ${request.url.split('?')[0]}`;
+    const hash = sha256Hex(`${target}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
     const now = clock.now();
     const existing = store.idempotency.get(accountId, key);
     if (existing && existing.expiresAt > now) {
