@@ -79,7 +79,9 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
   app.setErrorHandler(async (err, request, reply) => {
     const rgErr = logError(toRouteGateError(err as Error), err, request);
     const state = request.compatState;
-    if (!state?.shape) return sendEnvelope(reply, rgErr, production);
+    // No gateway's shape to answer in (a root path several gateways share, before the key is known): RouteGate's
+    // envelope, with the X-RG-* headers every compatibility answer carries.
+    if (!state?.shape) return sendEnvelope(reply.headers({ ...rgHeaders(undefined, state?.gateway), 'x-rg-error-code': rgErr.code }), rgErr, production);
     const answer = await nativeErrorAnswer(deps.mappings, state.shape, rgErr, { production, log: request.log, context: state.errorContext });
     return reply.code(answer.status).headers({ ...rgHeaders(undefined, state.gateway ?? state.shape), ...answer.headers })
       .type('application/json; charset=utf-8').send(answer.body);
