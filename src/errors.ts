@@ -246,6 +246,7 @@ export const ERRORS = {
     code: 'VALIDATION_ERROR', message: '{field} must be a positive amount in {unit}', field: { name: '{field}', message: 'must be a positive amount in {unit}' },
   },
   CUSTOMER_NOT_FOUND: { code: 'NOT_FOUND', message: 'Customer {id} not found' },
+  REFUND_NOT_FOUND: { code: 'NOT_FOUND', message: 'Refund {id} of charge {charge} not found' },
   PASSTHROUGH_FAILED: { code: 'GATEWAY_UNREACHABLE', message: '{gateway} could not be reached for the passed-through call: {reason}' },
 
   // Gateway failures, mapped once (src/charges/outcomes.ts). `failure` is the adapter's or HTTP client's account.

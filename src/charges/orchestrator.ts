@@ -396,7 +396,10 @@ export class ChargeService {
         if (!(op !== 'retrieve' && isAmbiguous(err) && adapter.keepsIdempotencyKeys)) throw err;
         outcome = await call();
       }
-      await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId }, patchFromGateway(charge, outcome.normalized));
+      const patch = patchFromGateway(charge, outcome.normalized);
+      // What this refund moved, kept per refund: the charge row holds only the total (native refund lists read it).
+      const moved = operation === 'refund' ? outcome.refund?.amount ?? Math.max(0, (patch.refundedAmount ?? charge.refundedAmount) - charge.refundedAmount) : undefined;
+      await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
       return { charge: store.charges.getById(charge.id)!, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.

@@ -55,7 +55,7 @@ export async function compatCharge(
   const customer = charge.customerId ? deps.store.customers.byExternalId(charge.accountId, charge.customerId) : undefined;
   if (customer && customer.gateway !== gateway) view.customerId = customer.id;
   const processedHere = charge.gateway === gateway;
-  if (processedHere && raw && typeof raw === 'object') return { view, native: raw, processedHere };
+  if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere };
   const native = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));
   return { view, native, processedHere };
 }

@@ -79,7 +79,9 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
   app.setErrorHandler(async (err, request, reply) => {
     const rgErr = logError(toRouteGateError(err as Error), err, request);
     const state = request.compatState;
-    if (!state?.shape) return sendEnvelope(reply, rgErr, production);
+    // No gateway's shape to answer in (a root path several gateways share, before the key is known): RouteGate's
+    // envelope, with the X-RG-* headers every compatibility answer carries.
+    if (!state?.shape) return sendEnvelope(reply.headers({ ...rgHeaders(undefined, state?.gateway), 'x-rg-error-code': rgErr.code }), rgErr, production);
     const answer = await nativeErrorAnswer(deps.mappings, state.shape, rgErr, { production, log: request.log, context: state.errorContext });
     return reply.code(answer.status).headers({ ...rgHeaders(undefined, state.gateway ?? state.shape), ...answer.headers })
       .type('application/json; charset=utf-8').send(answer.body);
@@ -95,6 +97,10 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
       await services.charges.reconcile(chargeId);
       return nativeReplayAnswer(deps, { gateway: state.gateway!, surface: state.surface, body: state.native.body, accountId: request.account.id, production }, chargeId);
     },
+    headers: (request) => request.compatState?.surface?.idempotency?.headers ?? ['idempotency-key'],
+    // The same native endpoint under /compat/<id> or at the root, with or without its trailing slash, is one scope.
+    scope: (request) => (request.compatState?.surface?.idempotency?.perEndpoint
+      ? `${request.method} ${request.compatState.path.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1')}` : undefined),
   });
 
   // Native route documentation: one family per prefix (the operations are the gateway's own; docs/compatibility.md).
@@ -137,14 +143,15 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     state.raw = Buffer.isBuffer(request.body) ? request.body : undefined;
     const query = decodeNativeQuery(request.url, surface);
     const method = request.method as HttpMethod;
-    const matched = routers.get(state.gateway!)!.match(method, state.path, { method, path: state.path, query, body: {} });
-    if (!matched) return;
+    const router = routers.get(state.gateway!)!;
+    if (!router.knows(method, state.path)) return;
     const body = decodeNativeBody(request.headers['content-type'], state.raw, surface);
-    state.native = { method, path: state.path, params: matched.params, query, body };
-    // `when` may read the body: match again with it.
-    const exact = routers.get(state.gateway!)!.match(method, state.path, state.native);
-    state.route = exact?.route;
-    if (exact) state.native.params = exact.params;
+    // `when` may read the body (a PUT that captures or cancels by it): matched with the body decoded. A body no
+    // route's `when` takes is passed through untranslated.
+    const exact = router.match(method, state.path, { method, path: state.path, query, body });
+    if (!exact) return;
+    state.native = { method, path: state.path, params: exact.params, query, body };
+    state.route = exact.route;
   }
 
   async function dispatch(request: FastifyRequest, reply: FastifyReply, _dest: string, options: Record<string, unknown>) {

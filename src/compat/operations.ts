@@ -12,7 +12,7 @@ import { validationSummary } from '../http/validation-messages';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
 import type { ChargeLinkedAnswer } from '../http/idempotency';
 import { compatCharge, nativeAmountUnit, nativeCreateToNormalized, readAmount, readValue } from './native-charges';
-import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest } from './types';
+import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest, RefundFacts } from './types';
 
 export interface CompatServices { deps: GatewayDeps; charges: ChargeService; customers: CustomerService; validator: SchemaValidator }
 
@@ -39,6 +39,8 @@ export async function runOperation(s: CompatServices, call: OperationCall): Prom
   switch (route.operation) {
     case 'create': return create(s, call);
     case 'list': return list(s, call);
+    case 'refundList':
+    case 'refundRetrieve': return refunds(s, call);
     case 'customerCreate': return customerCreate(s, call);
     case 'customerList': return customerList(s, call);
     case 'customerRetrieve': {
@@ -155,7 +157,8 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   if (operation === 'refund') {
     const seq = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success').length;
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
-    return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq }, native), headers);
+    const raw = charge.processedHere ? result.raw : undefined;
+    return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq, raw }, native), headers);
   }
   const shaped = (await call.surface.answers.charge?.(charge, native, operation)) ?? { body: charge.native };
   return answer(shaped, headers);
@@ -186,6 +189,35 @@ async function customerList(s: CompatServices, call: OperationCall): Promise<Ope
   const rows = s.deps.store.customers.list(call.request.account.id, limit + 1, offset);
   const items = rows.slice(0, limit).map((c) => ({ view: customerView(c), processedHere: c.gateway === call.gateway }));
   return answer(shape(items, rows.length > limit, call.native));
+}
+
+/**
+ * A charge's refunds (refundList) or one of them (refundRetrieve): the charge read afresh at its gateway, and the
+ * refunds RouteGate made on it (its successful refund attempts), oldest first. A refund is found by the id the
+ * surface's answer gives it, so a synthesized id works as well as the gateway's.
+ */
+async function refunds(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
+  const before = findCharge(s, call);
+  call.errorContext.chargeId = before.id;
+  const result = await s.charges.refresh(call.request.account.id, before.id);
+  if (result.error) return failWith(s, call, { ...result, error: result.error });
+  const charge = await nativeOf(s, call, result);
+  const facts = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success')
+    .map((a, i): RefundFacts => ({ refundId: a.externalId ?? undefined, amount: a.amount ?? 0, status: 'succeeded', seq: i + 1, createdAt: a.createdAt }));
+  const { answers } = call.surface;
+  const each = () => facts.map((f) => answers.refund(charge, f, call.native).body);
+  const listed = answers.refundList?.(charge, facts, call.native) ?? { body: each() };
+  const headers = rgHeaders(result.charge);
+  if (call.route.operation === 'refundList') return answer(listed, headers);
+  const found = readValue(call.native, call.route.refund);
+  if (!found) throw rgError('NATIVE_PARAM_MISSING', { field: 'refund id' });
+  const id = String(found.value);
+  const item = (Array.isArray(listed.body) ? listed.body : each()).find((r) => String((r as { id?: unknown } | null)?.id) === id);
+  if (item === undefined) {
+    call.errorContext.chargeId = undefined; // the payment exists: the error is about the refund
+    throw rgError('REFUND_NOT_FOUND', { id, charge: before.id });
+  }
+  return answer({ body: item }, headers);
 }
 
 async function customerCreate(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {

@@ -14,6 +14,11 @@ export class NativeRouter {
     for (const group of groups.values()) this.router.on(group[0].method, group[0].path, () => undefined, group);
   }
 
+  /** Whether any translated route has this method and path (before its `when`, which may read the body, is asked). */
+  knows(method: string, path: string): boolean {
+    return this.router.find(method as HttpMethod, path) !== null;
+  }
+
   /** The route for a request (the first of a method and path whose `when` accepts it) and its path parameters. */
   match(method: string, path: string, request: Omit<NativeRequest, 'params'>): { route: CompatRoute; params: Record<string, string> } | undefined {
     const found = this.router.find(method as HttpMethod, path);

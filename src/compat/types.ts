@@ -16,7 +16,7 @@ import type { WireSettings } from '../gateways/types';
  * charge that is still cancellable (pre-authorized, pending) when no amount or the whole amount is named, else
  * refunds (the amount, or all). Its answer is shaped by `answers.charge` (as `cancel`) or `answers.refund`.
  */
-export type CompatOperation = 'create' | 'retrieve' | 'list' | 'capture' | 'cancel' | 'refund' | 'cancelOrRefund' | 'customerCreate' | 'customerRetrieve' | 'customerList';
+export type CompatOperation = 'create' | 'retrieve' | 'list' | 'capture' | 'cancel' | 'refund' | 'cancelOrRefund' | 'refundList' | 'refundRetrieve' | 'customerCreate' | 'customerRetrieve' | 'customerList';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -45,6 +45,8 @@ export interface CompatRoute {
   id?: readonly ValueSource[];
   /** An amount, in the gateway's own unit (see CompatSurface.amountUnit); absent = the whole amount. */
   amount?: readonly ValueSource[];
+  /** refundRetrieve: the refund's id, as the surface's refund answer gave it. */
+  refund?: readonly ValueSource[];
   /**
    * Several operations on one method and path (a PUT /payments/{id} that captures or cancels by its body):
    * the first route whose `when` accepts the request is used.
@@ -73,6 +75,10 @@ export interface RefundFacts {
   status?: 'pending' | 'succeeded' | 'failed';
   /** A number unique to this refund within the charge (for a synthesized id). */
   seq: number;
+  /** When RouteGate recorded the refund (ISO instant). */
+  createdAt?: string;
+  /** The gateway's raw answer to the refund call, when the compat gateway itself refunded in this call. */
+  raw?: unknown;
 }
 
 export interface CompatCustomer {
@@ -108,9 +114,19 @@ export interface CompatSurface {
   recognizes?(headers: Record<string, string | string[] | undefined>): boolean;
   /** Shaping of follow-up answers; the create answer is native.response's (or the raw body). */
   answers: {
+    /**
+     * The compat gateway's raw charge body as its client reads it (default unchanged): e.g. the client's own reference
+     * put back where RouteGate keeps its charge id at the gateway. Applied to create and follow-up answers alike.
+     */
+    raw?(raw: unknown, view: Record<string, unknown>, request: unknown): unknown;
     /** retrieve, capture, cancel; default: `charge.native` with status 200. May be async (an image drawn for the answer). */
     charge?(charge: CompatCharge, request: NativeRequest, operation: CompatOperation): NativeAnswer | Promise<NativeAnswer>;
     refund(charge: CompatCharge, refund: RefundFacts, request: NativeRequest): NativeAnswer;
+    /**
+     * refundList (and the lookup of refundRetrieve, when the body is an array): the charge's refunds RouteGate made,
+     * oldest first; default an array of `refund` answers.
+     */
+    refundList?(charge: CompatCharge, refunds: RefundFacts[], request: NativeRequest): NativeAnswer;
     /** `items` newest first; `hasMore` when a further page exists. */
     list(items: CompatCharge[], hasMore: boolean, request: NativeRequest): NativeAnswer;
     /** The native customer-create body -> RouteGate's customer input (name, email, document, phone, address, metadata). */
@@ -120,8 +136,13 @@ export interface CompatSurface {
     customerList?(items: CompatCustomer[], hasMore: boolean, request: NativeRequest): NativeAnswer;
   };
   /**
-   * List paging (charges and customers): how many per page (default 10), and where to start: after a cursor (an id
-   * RouteGate returned) or an offset (APIs that page by offset).
+   * List paging: how many per page (default 10) and the cursor (an id RouteGate returned) to start after, or an
+   * offset (up to 1000) for APIs that page by offset.
    */
   listQuery?(request: NativeRequest): { limit?: number; after?: string; offset?: number };
+  /**
+   * The gateway's idempotency header(s), tried in order (default `Idempotency-Key`), and whether a key is scoped to
+   * its endpoint (method and path) as the gateway does, so one key reused on another path is another request.
+   */
+  idempotency?: { headers?: readonly string[]; perEndpoint?: boolean };
 }

@@ -37,8 +37,15 @@ export interface IdempotencyOptions {
   staleClaimMs?: number;
   /** The answer for a create whose key is bound to a charge that was not settled when first answered. */
   answerFromCharge?(request: FastifyRequest, chargeId: string): Promise<ChargeLinkedAnswer | undefined>;
-  /** Whether the key is RouteGate's to honour on this POST (default all); a passed-through call leaves it to the gateway. */
+  /**
+   * Whether the key is RouteGate's to honour on this request (default: every POST); a passed-through call leaves it to
+   * the gateway, and a native API may write with PUT or DELETE.
+   */
   applies?(request: FastifyRequest): boolean;
+  /** The headers that carry the key, tried in order (default Idempotency-Key; a native API may use its own). */
+  headers?(request: FastifyRequest): readonly string[];
+  /** Keys are kept per this scope (an endpoint), so the same key on another scope is another request. */
+  scope?(request: FastifyRequest): string | undefined;
   /** The body "the same request" compares (default request.body; a native create compares what the client sent). */
   bodyOf?(request: FastifyRequest): unknown;
 }
@@ -50,26 +57,32 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     reply.code(a.status).headers({ ...a.headers, 'idempotent-replayed': 'true' }).send(a.body);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST' || (opts.applies && !opts.applies(request))) return;
-    const header = request.headers['idempotency-key'];
+    if (opts.applies ? !opts.applies(request) : request.method !== 'POST') return;
+    const name = (opts.headers?.(request) ?? ['idempotency-key']).find((h) => request.headers[h] !== undefined);
+    const header = name === undefined ? undefined : request.headers[name];
     if (header === undefined) return;
-    const key = Array.isArray(header) ? header[0] : header;
-    if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    const given = Array.isArray(header) ? header[0] : header;
+    if (!/^[\x21-\x7e]{1,255}$/.test(given)) {
       throw rgError('IDEMPOTENCY_KEY_INVALID');
     }
+    const scope = opts.scope?.(request);
+    // A scoped key is stored with its scope: reused on another endpoint it is another request, never a replay.
+    const key = scope === undefined ? given : `${scope} ${given}`;
     const accountId = request.account.id;
-    const hash = sha256Hex(`${request.method} ${request.url.split('?')[0]}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
+    // "The same request": the scope (one endpoint however it is spelled) or the method and path, and the body.
+    const target = scope ?? `${request.method} ${request.url.split('?')[0]}`;
+    const hash = sha256Hex(`${target}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
     const now = clock.now();
     const existing = store.idempotency.get(accountId, key);
     if (existing && existing.expiresAt > now) {
       if (existing.requestHash !== hash) {
-        throw rgError('IDEMPOTENCY_KEY_REUSED', { key });
+        throw rgError('IDEMPOTENCY_KEY_REUSED', { key: given });
       }
       const stale = existing.createdAt <= now - staleClaimMs;
-      if (existing.statusCode === null && !stale) throw inProgress(key);
+      if (existing.statusCode === null && !stale) throw inProgress(given);
       if (existing.statusCode === null && !existing.chargeId) {
         // The first request died before it created a charge: nothing can have been charged, so this one runs.
-        if (!store.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs)) throw inProgress(key);
+        if (!store.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs)) throw inProgress(given);
         request.idempotencyKey = key;
         return;
       }
@@ -84,7 +97,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
       }
       return replay(reply, { status: existing.statusCode ?? 504, headers: existing.headers, body: existing.body });
     }
-    if (!store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) throw inProgress(key);
+    if (!store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) throw inProgress(given);
     request.idempotencyKey = key;
   });
 

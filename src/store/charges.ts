@@ -59,6 +59,8 @@ export interface AttemptRecord {
   externalId?: string | null;
   /** The idempotency key the gateway call carried. */
   idempotencyKey?: string | null;
+  /** Cents a successful refund moved (one refund of several on the charge). */
+  amount?: number | null;
   createdAt?: string;
 }
 
@@ -134,10 +136,10 @@ export class ChargesRepository {
       VALUES (${cols.map((c) => `@${c}`).join(', ')}, @lock_owner, @lock_expires_at)`);
     this.getStmt = db.prepare('SELECT * FROM charges WHERE id = ? AND account_id = ?');
     this.getAnyStmt = db.prepare('SELECT * FROM charges WHERE id = ?');
-    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, idempotency_key, created_at)
-      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @externalId, @idempotencyKey, @createdAt)`);
+    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, idempotency_key, amount, created_at)
+      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @externalId, @idempotencyKey, @amount, @createdAt)`);
     this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = @outcome, error_code = @errorCode, failure_kind = @failureKind,
-      gateway_status = @gatewayStatus, message = @message, ambiguous = @ambiguous, duration_ms = @durationMs, external_id = @externalId
+      gateway_status = @gatewayStatus, message = @message, ambiguous = @ambiguous, duration_ms = @durationMs, external_id = @externalId, amount = @amount
       WHERE charge_id = @chargeId AND seq = @seq`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
     this.nextSeqStmt = db.prepare('UPDATE charges SET op_seq = op_seq + 1 WHERE id = ? RETURNING op_seq').pluck();
@@ -252,7 +254,8 @@ export class ChargesRepository {
       seq: r.seq as number, operation: r.operation as string, gateway: r.gateway as string, outcome: r.outcome as AttemptOutcome,
       errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
       message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
-      ...(r.external_id ? { externalId: r.external_id as string } : {}), createdAt: r.created_at as string,
+      ...(r.external_id ? { externalId: r.external_id as string } : {}), ...(typeof r.amount === 'number' ? { amount: r.amount } : {}),
+      createdAt: r.created_at as string,
     }));
   }
 
@@ -274,6 +277,6 @@ function attemptParams(a: AttemptRecord) {
   return {
     seq: a.seq, operation: a.operation, gateway: a.gateway, outcome: a.outcome, errorCode: a.errorCode ?? null,
     failureKind: a.failureKind ?? null, gatewayStatus: a.gatewayStatus ?? null, message: a.message ?? null, ambiguous: a.ambiguous ? 1 : 0,
-    durationMs: Math.round(a.durationMs), externalId: a.externalId ?? null,
+    durationMs: Math.round(a.durationMs), externalId: a.externalId ?? null, amount: a.amount ?? null,
   };
 }

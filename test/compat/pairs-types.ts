@@ -23,4 +23,6 @@ export interface CompatCase {
   idOf(body: unknown): string;
   assertCreated(body: unknown, ctx: { method: PairMethod; target: GatewayId; chargeId: string }): void;
   assertRetrieved(body: unknown, created: unknown): void;
+  /** Optional: the native error of a REFUSED pair, checked field by field (the harness checks status and X-RG-Error-Code). */
+  assertRefused?(body: unknown, ctx: { method: PairMethod; target: GatewayId; status: number }): void;
 }

@@ -7,13 +7,14 @@ import type { CompatCase, PairMethod } from './pairs-types';
 import { stripeCase } from './cases/stripe';
 import { pagarmeCase } from './cases/pagarme';
 import { asaasCase } from './cases/asaas';
+import { mercadopagoCase } from './cases/mercadopago';
 
 // Issue 11: every compat gateway x every target gateway. A native payload in (the compat gateway's own create, at
 // its native path), charged on the target emulator (19.99 reais in the target's own unit on the wire, 1999 cents in
 // its ledger), and the native response out, checked field by field by the compat gateway's case file.
 // Case files: test/compat/cases/<compat id>.ts, one per gateway with a compatibility surface.
 
-const CASES: CompatCase[] = [stripeCase, pagarmeCase, asaasCase];
+const CASES: CompatCase[] = [stripeCase, pagarmeCase, asaasCase, mercadopagoCase];
 
 /** What the target's create call carried, in the target's own unit (its gateway API notes). */
 const WIRE_AMOUNT: Record<GatewayId, { create: RegExp; amount(body: any): unknown; expected: unknown }> = {
@@ -31,6 +32,10 @@ const WIRE_AMOUNT: Record<GatewayId, { create: RegExp; amount(body: any): unknow
 const REFUSED: Partial<Record<`${string}/${GatewayId}/${PairMethod}`, string>> = {
   'stripe/mercadopago/boleto': 'a Stripe billing address has no district (bairro), which Mercado Pago requires on a boleto',
   'stripe/pagbank/boleto': 'a Stripe billing address has no district (bairro), which PagBank requires on a boleto',
+  'mercadopago/stripe/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
+  'mercadopago/pagarme/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
+  'mercadopago/asaas/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
+  'mercadopago/pagbank/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
 };
 
 let e2e: E2E;
@@ -48,16 +53,23 @@ for (const c of CASES) {
     for (const method of Object.keys(c.payloads) as PairMethod[]) {
       const refused = REFUSED[`${c.compat}/${target}/${method}`];
       test(`${c.compat} client, ${method}, charged on ${target}${refused ? ` (refused: ${refused})` : ''}`, async () => {
-        const key = e2e.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: c.compat });
-        const customer = await e2e.call('POST', c.customer.path, { rawBody: c.encode(c.customer.body), headers: c.headers(key) });
-        assert.equal(customer.status, c.createStatus, customer.text.slice(0, 300));
-        const payload = c.customer.attach(c.payloads[method], c.idOf(customer.body));
+        // A refused pair runs on an account holding the target's credentials only: the refusal is the target's (a native
+        // token would otherwise be charged at its own gateway, which compatibility mode tries when it can).
+        const key = e2e.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: c.compat }, refused ? [target] : undefined);
+        // (A refused pair sends its payer inline: with the target's credentials alone a customer may have nowhere to live.)
+        let payload = c.payloads[method];
+        if (!refused) {
+          const customer = await e2e.call('POST', c.customer.path, { rawBody: c.encode(c.customer.body), headers: c.headers(key) });
+          assert.equal(customer.status, c.createStatus, customer.text.slice(0, 300));
+          payload = c.customer.attach(payload, c.idOf(customer.body));
+        }
         const before = (await creates(target)).length;
         const res = await e2e.call('POST', c.createPath, { rawBody: c.encode(payload), headers: c.headers(key) });
         if (refused) {
           assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text.slice(0, 300)}`);
           assert.ok(res.headers['x-rg-error-code'], 'a native error names the RouteGate code');
           assert.equal((await creates(target)).length, before, 'nothing reached the target');
+          c.assertRefused?.(res.body, { method, target, status: res.status });
           return;
         }
         assert.equal(res.status, c.createStatus, res.text.slice(0, 500));

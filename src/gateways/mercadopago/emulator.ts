@@ -88,10 +88,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     return { paging: { total: matches.length, limit, offset }, results: matches.slice(offset, offset + limit) };
   });
 
-  app.get<{ Params: { id: string } }>('/v1/payments/:id', async (request, reply) => {
-    const payment = payments.get(request.params.id);
-    return payment ?? send(reply, notFound('Payment'));
-  });
+  app.get<{ Params: { id: string } }>('/v1/payments/:id', async (request, reply) => payments.get(request.params.id) ?? send(reply, notFound('Payment')));
 
   // One route for capture ({capture: true[, transaction_amount]}) and cancel ({status: "cancelled"}).
   app.put<{ Params: { id: string } }>('/v1/payments/:id', (request, reply) => withIdempotency(request, reply, { required: false }, () => {
@@ -123,9 +120,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     return { paging: { total: results.length, limit: 10, offset: 0 }, results };
   });
 
-  app.get<{ Params: { id: string } }>('/v1/customers/:id', async (request, reply) => {
-    return customers.get(request.params.id) ?? send(reply, notFound('Customer'));
-  });
+  app.get<{ Params: { id: string } }>('/v1/customers/:id', async (request, reply) => customers.get(request.params.id) ?? send(reply, notFound('Customer')));
 
   core.payer((id) => {
     const payment = payments.get(id);

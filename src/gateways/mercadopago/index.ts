@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { mercadopagoAdapter } from './adapter';
+import { mercadopagoCompat } from './compat';
 import { mercadopagoEmulator } from './emulator';
 import { mercadopagoWebhook } from './webhook';
 
@@ -10,6 +11,8 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_4'],
   adapter: mercadopagoAdapter,
   emulator: mercadopagoEmulator,
+  // Compatibility mode: Mercado Pago's own /v1/payments and /v1/customers API, answered whichever gateway charged.
+  compat: mercadopagoCompat,
   // A collector (user) id: digits (mercadopago.md section 9). No split capability: v1 payments cannot split.
   splitRecipient: { pattern: '^[1-9][0-9]{0,19}$', description: 'a Mercado Pago collector id (digits)' },
   webhook: mercadopagoWebhook,

@@ -1,0 +1,3 @@
+-- The cents a successful refund attempt moved (compatibility mode lists and reads a charge's refunds one by one,
+-- as the gateways' own refund resources do; the charge row keeps only the refunded total).
+ALTER TABLE charge_attempts ADD COLUMN amount INTEGER;
