@@ -121,7 +121,8 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
   };
   await app.register(httpProxy, { ...proxyOptions, prefix: '/compat/:gateway', routes: ['/*'] } as never);
   const roots = rootPrefixes();
-  if (roots.length) await app.register(httpProxy, { ...proxyOptions, prefix: '', routes: roots.map((p) => `${p}/*`) } as never);
+  // The prefix itself too: a gateway's API may have a resource at its first segment (PagBank's POST /orders).
+  if (roots.length) await app.register(httpProxy, { ...proxyOptions, prefix: '', routes: roots.flatMap((p) => [p, `${p}/*`]) } as never);
 
   /** preValidation: the native request decoded, and the translated route it is, if any. */
   async function decode(request: FastifyRequest): Promise<void> {

@@ -108,15 +108,18 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   const before = findCharge(s, call);
   call.errorContext.chargeId = before.id;
   const amount = readAmount(native, route.amount, nativeAmountUnit(s.deps, call.gateway, call.surface));
-  const result = route.operation === 'retrieve' ? await s.charges.refresh(accountId, before.id)
-    : route.operation === 'capture' ? await s.charges.capture(accountId, before.id, amount)
-      : route.operation === 'cancel' ? await s.charges.cancel(accountId, before.id)
+  // One native route for void and refund: the charge's state picks (ChargeService re-checks it under the lock).
+  const operation = route.operation === 'cancel' && route.refundsWhenCaptured && before.status === 'approved' && before.captured !== false
+    ? 'refund' : route.operation;
+  const result = operation === 'retrieve' ? await s.charges.refresh(accountId, before.id)
+    : operation === 'capture' ? await s.charges.capture(accountId, before.id, amount)
+      : operation === 'cancel' ? await s.charges.cancel(accountId, before.id)
         : await s.charges.refund(accountId, before.id, amount);
   if (result.error) return failWith(s, call, { ...result, error: result.error });
   // A refund call's raw body is the gateway's refund, not the charge: the charge is then shown as native.response builds it.
-  const charge = await nativeOf(s, call, route.operation === 'refund' ? { charge: result.charge } : result);
+  const charge = await nativeOf(s, call, operation === 'refund' ? { charge: result.charge } : result);
   const headers = rgHeaders(result.charge);
-  if (route.operation === 'refund') {
+  if (operation === 'refund') {
     const seq = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success').length;
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
     return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq }, native), headers);
