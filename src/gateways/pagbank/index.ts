@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { pagbankAdapter } from './adapter';
+import { pagbankCompat } from './compat';
 import { pagbankEmulator } from './emulator';
 import { AMOUNT_UNIT_SETTING } from './wire';
 
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   aliases: ['gateway_5', 'pagseguro'],
   adapter: pagbankAdapter,
   emulator: pagbankEmulator,
+  compat: pagbankCompat,
   tokenPrefixes: ['CARD_'],
   splitRecipient: { pattern: '^ACCO_[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'a PagBank account id (ACCO_ and a UUID)' },
   credentials: {
