@@ -139,6 +139,11 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     const exact = routers.get(state.gateway!)!.match(method, state.path, state.native);
     state.route = exact?.route;
     if (exact) state.native.params = exact.params;
+    // A client retrying with its gateway's own idempotency header must not be charged twice: honour it as RouteGate's.
+    const alias = surface.idempotencyHeader?.toLowerCase();
+    if (state.route && alias && request.headers['idempotency-key'] === undefined && request.headers[alias] !== undefined) {
+      request.headers['idempotency-key'] = request.headers[alias];
+    }
   }
 
   async function dispatch(request: FastifyRequest, reply: FastifyReply, _dest: string, options: Record<string, unknown>) {

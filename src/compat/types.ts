@@ -100,6 +100,11 @@ export interface CompatSurface {
   amountUnit?(wire: WireSettings): AmountUnit;
   /** Extra bindings native.request needs besides $now (e.g. $amountUnit where the unit is a deployment setting). */
   bindings?(wire: WireSettings): Record<string, unknown>;
+  /**
+   * The header the gateway's clients send their idempotency key in, when it is not `Idempotency-Key` (PagBank's
+   * `x-idempotency-key`): on translated writes RouteGate honours it as its own Idempotency-Key.
+   */
+  idempotencyHeader?: string;
   /** The gateway's own auth header for a passed-through call, from the account's stored credentials. */
   passthroughHeaders(credentials: Record<string, string>): Record<string, string>;
   /**
