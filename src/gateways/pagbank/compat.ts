@@ -46,6 +46,8 @@ export const pagbankCompat: CompatSurface = {
   // Integer cents on the real Orders API; reais in SPEC.md's profile (ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais), like the adapter.
   amountUnit: (wire) => pagbankAmountUnit(wire[AMOUNT_UNIT_SETTING]),
   bindings: (wire) => ({ amountUnit: pagbankAmountUnit(wire[AMOUNT_UNIT_SETTING]) }),
+  // pagbank.md section 1: the official plugin sends x-idempotency-key on create-order and refund.
+  idempotencyHeader: 'x-idempotency-key',
   passthroughHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
   answers: {
     charge: (charge, request) => chargeAnswer(charge, request),
