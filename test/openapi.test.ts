@@ -5,6 +5,7 @@ import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
 import { startService, type Reply } from './helper';
 import { listRoutes } from './helpers/routes';
 import { OPERATIONS } from '../src/http/openapi-operations';
+import { pagbankPayloads } from './compat/cases/pagbank';
 
 // The OpenAPI document at /docs/json is a valid 3.1 document, lists every route, and says what each route does:
 // requests are sent to every documented operation and each answer's status and X-RG-* / rate-limit headers must
@@ -166,6 +167,23 @@ test('one request (or more) per documented operation: every answer is documented
     for (const method of ['PUT', 'PATCH', 'DELETE']) await send(method, path, `${prefix}/v1/customers/cus_x`, { key: '', rawBody: 'name=x', headers: form });
   }
   const compatFamilies = new Set(['PUT /v1/{*}', 'PATCH /v1/{*}', 'DELETE /v1/{*}', 'PUT /compat/{gateway}/{*}', 'PATCH /compat/{gateway}/{*}', 'DELETE /compat/{gateway}/{*}']);
+  // PagBank: reads answer 200; creates, captures and cancels 201 (documented for the compat families), seen here.
+  const pbKey = e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'pagbank' });
+  const json = { 'content-type': 'application/json', authorization: `Bearer ${pbKey}` };
+  const order = await send('POST', '/orders', '/orders', { key: '', rawBody: JSON.stringify(pagbankPayloads.card), headers: json });
+  assert.equal(order.status, 201, order.text);
+  await send('GET', '/orders', '/orders?limit=1', { key: '', headers: json });
+  await send('GET', '/orders/{*}', `/orders/${order.body.id}`, { key: '', headers: json });
+  await send('GET', '/charges/{*}', `/charges/${order.body.charges[0].id}`, { key: '', headers: json });
+  const refund = await send('POST', '/charges/{*}', `/charges/${order.body.charges[0].id}/cancel`, { key: '', rawBody: '{"amount":{"value":100}}', headers: json });
+  assert.equal(refund.status, 201, refund.text);
+  const qr = await send('POST', '/orders', '/orders', { key: '', rawBody: JSON.stringify(pagbankPayloads.pix), headers: json });
+  const paid = await send('POST', '/orders/{*}', `/orders/${qr.body.id}/pay`, { key: '', rawBody: '{}', headers: json });
+  assert.deepEqual([paid.status, paid.headers['x-rg-passthrough']], [201, 'true'], paid.text);
+  for (const path of ['/orders', '/orders/{*}', '/charges/{*}']) {
+    assert.ok(seen.get(`POST ${path}`)?.has(201), `POST ${path} was seen answering 201`);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) compatFamilies.add(`${method} ${path}`);
+  }
 
   for (const { method, path, operation } of operations()) {
     // Families whose methods Stripe's API does not use: seen answering (above), but not with a success here.

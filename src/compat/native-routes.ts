@@ -13,7 +13,7 @@ import { decodeNativeBody, decodeNativeQuery } from './native-body';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
 import { runOperation, type CompatServices } from './operations';
 import { NativeRouter } from './route-match';
-import { COMPAT_SURFACES, compatSurface, rootPrefixes, surfacesAt } from './surfaces';
+import { COMPAT_SURFACES, compatSurface, rootRoutes, surfacesAt } from './surfaces';
 import type { CompatRoute, CompatSurface, HttpMethod, NativeRequest } from './types';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -120,9 +120,8 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     },
   };
   await app.register(httpProxy, { ...proxyOptions, prefix: '/compat/:gateway', routes: ['/*'] } as never);
-  const roots = rootPrefixes();
-  // The prefix itself too: a gateway's API may have a resource at its first segment (PagBank's POST /orders).
-  if (roots.length) await app.register(httpProxy, { ...proxyOptions, prefix: '', routes: roots.flatMap((p) => [p, `${p}/*`]) } as never);
+  const roots = rootRoutes();
+  if (roots.length) await app.register(httpProxy, { ...proxyOptions, prefix: '', routes: roots } as never);
 
   /** preValidation: the native request decoded, and the translated route it is, if any. */
   async function decode(request: FastifyRequest): Promise<void> {

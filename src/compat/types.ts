@@ -47,7 +47,7 @@ export interface CompatRoute {
   when?(request: NativeRequest): boolean;
   /**
    * On a `cancel` route: a captured charge is refunded instead (with `amount`, or in full), as on APIs where one
-   * route voids, cancels and refunds by the charge's state (PagBank's POST /charges/{id}/cancel). The answer is then
+   * route voids, cancels and refunds by the charge's state (a POST /charges/{id}/cancel). The answer is then
    * the surface's `refund` shaping.
    */
   refundsWhenCaptured?: boolean;
@@ -101,7 +101,7 @@ export interface CompatSurface {
   /** Extra bindings native.request needs besides $now (e.g. $amountUnit where the unit is a deployment setting). */
   bindings?(wire: WireSettings): Record<string, unknown>;
   /**
-   * The header the gateway's clients send their idempotency key in, when it is not `Idempotency-Key` (PagBank's
+   * The header the gateway's clients send their idempotency key in, when it is not `Idempotency-Key` (e.g.
    * `x-idempotency-key`): on translated writes RouteGate honours it as its own Idempotency-Key.
    */
   idempotencyHeader?: string;
