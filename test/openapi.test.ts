@@ -7,6 +7,7 @@ import { listRoutes } from './helpers/routes';
 import { OPERATIONS } from '../src/http/openapi-operations';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { stripeEvent, stripeHeaders } from './helpers/gateway-webhooks';
+import { pagbankPayloads } from './compat/cases/pagbank';
 
 // The OpenAPI document at /docs/json is a valid 3.1 document, lists every route, and says what each route does:
 // requests are sent to every documented operation and each answer's status and X-RG-* / rate-limit headers must
@@ -197,6 +198,23 @@ test('one request (or more) per documented operation: every answer is documented
     'PUT /core/v5/{*}', 'PATCH /core/v5/{*}',
     'PUT /v3/{*}', 'PATCH /v3/{*}',
   ]);
+  // PagBank: reads answer 200; creates, captures and cancels 201 (documented for the compat families), seen here.
+  const pbKey = e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'pagbank' });
+  const pbJson = { 'content-type': 'application/json', authorization: `Bearer ${pbKey}` };
+  const pbOrder = await send('POST', '/orders', '/orders', { key: '', rawBody: JSON.stringify(pagbankPayloads.card), headers: pbJson });
+  assert.equal(pbOrder.status, 201, pbOrder.text);
+  await send('GET', '/orders', '/orders?limit=1', { key: '', headers: pbJson });
+  await send('GET', '/orders/{*}', `/orders/${pbOrder.body.id}`, { key: '', headers: pbJson });
+  await send('GET', '/charges/{*}', `/charges/${pbOrder.body.charges[0].id}`, { key: '', headers: pbJson });
+  const refund = await send('POST', '/charges/{*}', `/charges/${pbOrder.body.charges[0].id}/cancel`, { key: '', rawBody: '{"amount":{"value":100}}', headers: pbJson });
+  assert.equal(refund.status, 201, refund.text);
+  const qr = await send('POST', '/orders', '/orders', { key: '', rawBody: JSON.stringify(pagbankPayloads.pix), headers: pbJson });
+  const paid = await send('POST', '/orders/{*}', `/orders/${qr.body.id}/pay`, { key: '', rawBody: '{}', headers: pbJson });
+  assert.deepEqual([paid.status, paid.headers['x-rg-passthrough']], [201, 'true'], paid.text);
+  for (const path of ['/orders', '/orders/{*}', '/charges/{*}']) {
+    assert.ok(seen.get(`POST ${path}`)?.has(201), `POST ${path} was seen answering 201`);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) compatFamilies.add(`${method} ${path}`);
+  }
   // Webhook receivers (no x-api-key needed; sending one changes nothing) and the events API.
   const me = (await send('GET', '/api/v1/clients/me', '/api/v1/clients/me')).body.data;
   const receiver = new URL(me.webhookUrls.stripe).pathname;

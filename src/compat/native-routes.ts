@@ -13,7 +13,7 @@ import { decodeNativeBody, decodeNativeQuery } from './native-body';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
 import { nativeReplayAnswer, runOperation, type CompatServices } from './operations';
 import { NativeRouter } from './route-match';
-import { COMPAT_SURFACES, compatSurface, rootPrefixes, surfacesAt } from './surfaces';
+import { COMPAT_SURFACES, compatSurface, rootRoutes, surfacesAt } from './surfaces';
 import type { CompatRoute, CompatSurface, HttpMethod, NativeRequest } from './types';
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -133,8 +133,8 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     },
   };
   await app.register(httpProxy, { ...proxyOptions, prefix: '/compat/:gateway', routes: ['/*'] } as never);
-  const roots = rootPrefixes();
-  if (roots.length) await app.register(httpProxy, { ...proxyOptions, prefix: '', routes: roots.map((p) => `${p}/*`) } as never);
+  const roots = rootRoutes();
+  if (roots.length) await app.register(httpProxy, { ...proxyOptions, prefix: '', routes: roots } as never);
 
   /** preValidation: the native request decoded, and the translated route it is, if any. */
   async function decode(request: FastifyRequest): Promise<void> {
@@ -152,6 +152,11 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     if (!exact) return;
     state.native = { method, path: state.path, params: exact.params, query, body };
     state.route = exact.route;
+    // A client retrying with its gateway's own idempotency header must not be charged twice: honour it as RouteGate's.
+    const alias = surface.idempotencyHeader?.toLowerCase();
+    if (state.route && alias && request.headers['idempotency-key'] === undefined && request.headers[alias] !== undefined) {
+      request.headers['idempotency-key'] = request.headers[alias];
+    }
   }
 
   async function dispatch(request: FastifyRequest, reply: FastifyReply, _dest: string, options: Record<string, unknown>) {

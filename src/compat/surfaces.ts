@@ -19,6 +19,15 @@ export function rootPrefixes(): string[] {
   return [...new Set([...COMPAT_SURFACES.values()].flatMap((s) => s.prefixes))].sort();
 }
 
+/**
+ * The root routes RouteGate registers: each prefix's subtree, and the prefix itself where a surface has a native
+ * path there (a resource at the API's first segment, e.g. `POST /orders`).
+ */
+export function rootRoutes(): string[] {
+  const paths = new Set([...COMPAT_SURFACES.values()].flatMap((s) => s.routes.map((r) => r.path)));
+  return rootPrefixes().flatMap((p) => (paths.has(p) ? [p, `${p}/*`] : [`${p}/*`]));
+}
+
 /** The surfaces that serve a root path, in registry order. */
 export function surfacesAt(path: string): GatewayId[] {
   return [...COMPAT_SURFACES].filter(([, s]) => s.prefixes.some((p) => path === p || path.startsWith(`${p}/`))).map(([id]) => id);

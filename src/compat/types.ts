@@ -52,6 +52,12 @@ export interface CompatRoute {
    * the first route whose `when` accepts the request is used.
    */
   when?(request: NativeRequest): boolean;
+  /**
+   * On a `cancel` route: a captured charge is refunded instead (with `amount`, or in full), as on APIs where one
+   * route voids, cancels and refunds by the charge's state (a POST /charges/{id}/cancel). The answer is then
+   * the surface's `refund` shaping.
+   */
+  refundsWhenCaptured?: boolean;
 }
 
 /** A charge as the shaping functions get it. */
@@ -105,6 +111,11 @@ export interface CompatSurface {
   amountUnit?(wire: WireSettings): AmountUnit;
   /** Extra bindings native.request needs besides $now (e.g. $amountUnit where the unit is a deployment setting). */
   bindings?(wire: WireSettings): Record<string, unknown>;
+  /**
+   * The header the gateway's clients send their idempotency key in, when it is not `Idempotency-Key` (e.g.
+   * `x-idempotency-key`): on translated writes RouteGate honours it as its own Idempotency-Key.
+   */
+  idempotencyHeader?: string;
   /** The gateway's own auth header for a passed-through call, from the account's stored credentials. */
   passthroughHeaders(credentials: Record<string, string>): Record<string, string>;
   /**

@@ -6,7 +6,7 @@
  * an answer's status or headers are not documented here, or when a route is missing from this table.
  */
 
-import { rootPrefixes } from '../compat/surfaces';
+import { rootRoutes } from '../compat/surfaces';
 
 type Schema = Record<string, unknown>;
 
@@ -35,6 +35,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'VALIDATION_ERROR (a sentence per problem), or MISSING_CREDENTIALS for the gateway used',
   401: 'MISSING_API_KEY, INVALID_API_KEY, GATEWAY_AUTH_ERROR when the gateway refused the stored credentials, UNAUTHORIZED (GET /metrics without its token), or WEBHOOK_SIGNATURE_INVALID (a webhook receiver)',
   403: 'CLIENT_INACTIVE, or GATEWAY_AUTH_ERROR (status follows the gateway)',
+  201: 'compatibility mode: a create, capture or cancel where the compat gateway answers 201 Created (declines too, where it answers them so)',
   402: 'compatibility mode: a declined card, in the compat gateway\'s convention',
   404: 'NOT_FOUND: no such resource for this account',
   409: 'IDEMPOTENCY_CONFLICT (Idempotency-Key reused with another body, or its first request still running), CHARGE_BUSY (on a webhook receiver: the charge stayed busy; the gateway retries), or ALREADY_EXISTS (a coproducer e-mail in use)',
@@ -53,11 +54,10 @@ const AUTHENTICATED = [400, 401, 403, 429, 500];
 // Compatibility mode: one family per prefix and method (docs/compatibility.md lists each gateway's native paths).
 const COMPAT_FAMILY: Operation = {
   success: { status: 200, description: 'the compat gateway\'s own answer: a translated operation in its native shape, or its answer to a passed-through call (X-RG-Passthrough: true; any status it sends)' },
-  errors: [402, 404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true, compat: true,
+  errors: [201, 402, 404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true, compat: true,
 };
-// The root families are the surfaces' prefixes (each gateway's compat.ts), so a gateway added there is documented here.
-const COMPAT_PATHS = ['/compat/:gateway/*', ...rootPrefixes().map((p) => `${p}/*`)];
-const COMPAT_OPERATIONS = Object.fromEntries(COMPAT_PATHS.flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} ${path}`, COMPAT_FAMILY])));
+// The root paths are the compat surfaces' own (src/compat/surfaces.ts), so a gateway's surface documents itself.
+const COMPAT_OPERATIONS = Object.fromEntries(['/compat/:gateway/*', ...rootRoutes()].flatMap((path) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [`${m} ${path}`, COMPAT_FAMILY])));
 
 export const OPERATIONS: Record<string, Operation> = {
   'GET /health': { success: { status: 200, description: 'the process is up and the database answers' }, errors: [503], public: true },
@@ -196,7 +196,7 @@ function responses(op: Operation): Record<string, Schema> {
   const statuses = new Set([...(op.public ? [] : AUTHENTICATED), ...(op.body ? [413, 415] : []), ...op.errors]);
   for (const status of [...statuses].sort()) {
     // Native errors take the compat gateway's shape (its native.error mapping), not the envelope.
-    const body = op.compat ? { type: 'object', description: 'the compat gateway\'s native error body' } : ref('error-envelope');
+    const body = op.compat ? { type: 'object', description: status < 400 ? 'the compat gateway\'s native answer' : 'the compat gateway\'s native error body' } : ref('error-envelope');
     out[status] = { description: ERROR_DESCRIPTIONS[status] ?? 'a native error', headers: headersFor(status), ...body };
   }
   return out;

@@ -17,8 +17,11 @@ export interface CompatCase {
   encode(body: unknown): string;
   /** 19.99 reais in the compat gateway's own create body; a method left out is not offered by its API. */
   payloads: Partial<Record<PairMethod, unknown>>;
-  /** A native customer create (with the payer's CPF): the harness creates one first, as integrations do, and attaches it. */
-  customer: { path: string; body: unknown; attach(payload: unknown, id: string): unknown };
+  /**
+   * A native customer create (with the payer's CPF): the harness creates one first, as integrations do, and attaches it.
+   * Absent where the gateway's API has no customer resource (PagBank's Orders API: the buyer goes inline).
+   */
+  customer?: { path: string; body: unknown; attach(payload: unknown, id: string): unknown };
   createStatus: number;
   idOf(body: unknown): string;
   assertCreated(body: unknown, ctx: { method: PairMethod; target: GatewayId; chargeId: string }): void;

@@ -13,7 +13,6 @@ import { applicationFeeRefusal } from './emulator-split';
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
 // card tokens from POST /v1/card_tokens, declines as HTTP 201 `rejected` with a `cc_rejected_*` status_detail.
-
 export const mercadopagoEmulator = defineEmulator((app, core) => {
   const { payments, customers, tokens, usedTokens } = core.state({
     payments: new Map<string, Json>(),
@@ -29,7 +28,6 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     amount: cents(p.transaction_amount), paidAmount: ['approved', 'refunded', 'charged_back', 'in_mediation'].includes(p.status) ? cents(p.transaction_amount) : 0,
     refundedAmount: cents(p.transaction_amount_refunded), refunds: p.refunds.length,
   })));
-
   const webhooks = mercadopagoWebhooks(core, payments);
   // Capture, cancel, refunds and the sandbox hooks all act on /…/payments/:id: after any of them, notify the change.
   app.addHook('onResponse', async (request) => {
@@ -66,7 +64,6 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     });
 
   app.post('/v1/card_tokens', async (request, reply) => send(reply, createCardToken((request.body ?? {}) as Json)));
-
   app.post('/v1/payments', (request, reply) => withIdempotency(request, reply, { required: true }, () => createPayment((request.body ?? {}) as Json)));
 
   // Search (mercadopago.md section 3): filters external_reference and status; sort by date_created, id, ...

@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from '../descriptor';
 import { pagbankAdapter } from './adapter';
+import { pagbankCompat } from './compat';
 import { pagbankEmulator } from './emulator';
 import { AMOUNT_UNIT_SETTING } from './wire';
 import { pagbankWebhook } from './webhook';
@@ -12,6 +13,7 @@ export const descriptor: GatewayDescriptor = {
   adapter: pagbankAdapter,
   emulator: pagbankEmulator,
   webhook: pagbankWebhook,
+  compat: pagbankCompat,
   tokenPrefixes: ['CARD_'],
   splitRecipient: { pattern: '^ACCO_[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'a PagBank account id (ACCO_ and a UUID)' },
   credentials: {
