@@ -4,12 +4,15 @@
 // promises per call; these closures allocate none. A node outside the supported subset throws Unsupported at
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
-  append, ASYNC_BUILTINS, budget, collapse, enter, focus, isArrayOfNumbers, isDeepEqual, isFunction, isNumeric, jerr, LAMBDA,
-  lookup, NeedsInterpreter, seq, syncPorts, toBoolean, toStr, type Fn, type Frame,
+  append, ASYNC_BUILTINS, budget, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
+  lookup, NeedsInterpreter, seq, toBoolean, type Fn, type Frame,
 } from './runtime';
+import { compileBinary } from './operators';
+import { compileFunction, compileLambda } from './calls';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-export class Unsupported extends Error {}
+export { Unsupported } from './unsupported';
+import { Unsupported } from './unsupported';
 
 type Node = any;
 
@@ -31,7 +34,7 @@ export function compileNode(node: Node): Fn {
 function compileCore(node: Node): Fn {
   switch (node.type) {
     case 'path': return compilePath(node);
-    case 'binary': return compileBinary(node);
+    case 'binary': return compileBinary(node, compileNode);
     case 'unary': return compileUnary(node);
     case 'name': { const key = node.value; return (input) => lookup(input, key); }
     case 'string': case 'number': case 'value': { const v = node.value; return () => v; }
@@ -63,8 +66,8 @@ function compileCore(node: Node): Fn {
       if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input);
       return (_input, env) => env[name];
     }
-    case 'function': return compileFunction(node);
-    case 'lambda': return compileLambda(node);
+    case 'function': return compileFunction(node, compileNode);
+    case 'lambda': return compileLambda(node, compileNode);
     default: throw new Unsupported(`${node.type} expressions`);
   }
 }
@@ -192,60 +195,6 @@ function compileFilter(predicate: Node): Fn {
   };
 }
 
-function compileBinary(node: Node): Fn {
-  const op = node.value;
-  const lhs = compileNode(node.lhs);
-  const rhs = compileNode(node.rhs);
-  const boolize = (v: any) => toBoolean(v) ?? false;
-  const at = (fn: (l: any, r: any) => any): Fn => (input, env) => {
-    const l = lhs(input, env);
-    const r = rhs(input, env);
-    return fn(l, r);
-  };
-  switch (op) {
-    case 'and': return (input, env) => boolize(lhs(input, env)) && boolize(rhs(input, env));
-    case 'or': return (input, env) => boolize(lhs(input, env)) || boolize(rhs(input, env));
-    case '+': case '-': case '*': case '/': case '%': return at((l, r) => numeric(l, r, op));
-    case '=': return at((l, r) => (l === undefined || r === undefined ? false : isDeepEqual(l, r)));
-    case '!=': return at((l, r) => (l === undefined || r === undefined ? false : !isDeepEqual(l, r)));
-    case '<': case '<=': case '>': case '>=': return at((l, r) => compare(l, r, op));
-    case '&': return at((l, r) => (l === undefined ? '' : toStr(l)).concat(r === undefined ? '' : toStr(r)));
-    case 'in': return at((l, r) => (l === undefined || r === undefined ? false : (Array.isArray(r) ? r : [r]).some((x: any) => x === l)));
-    case '..': return at(range);
-    default: throw new Unsupported(`operator ${op}`);
-  }
-}
-
-function numeric(l: any, r: any, op: string): any {
-  if (l !== undefined && !isNumeric(l)) throw jerr('T2001', { value: l });
-  if (r !== undefined && !isNumeric(r)) throw jerr('T2002', { value: r });
-  if (l === undefined || r === undefined) return undefined;
-  return op === '+' ? l + r : op === '-' ? l - r : op === '*' ? l * r : op === '/' ? l / r : l % r;
-}
-
-function compare(l: any, r: any, op: string): any {
-  const lt = typeof l;
-  const rt = typeof r;
-  const lc = lt === 'undefined' || lt === 'string' || lt === 'number';
-  const rc = rt === 'undefined' || rt === 'string' || rt === 'number';
-  if (!lc || !rc) throw jerr('T2010', { value: !(lt === 'string' || lt === 'number') ? l : r });
-  if (lt === 'undefined' || rt === 'undefined') return undefined;
-  if (lt !== rt) throw jerr('T2009', { value: l });
-  return op === '<' ? l < r : op === '<=' ? l <= r : op === '>' ? l > r : l >= r;
-}
-
-function range(l: any, r: any): any {
-  if (l !== undefined && !Number.isInteger(l)) throw jerr('T2003', { value: l });
-  if (r !== undefined && !Number.isInteger(r)) throw jerr('T2004', { value: r });
-  if (l === undefined || r === undefined || l > r) return undefined;
-  const size = r - l + 1;
-  if (size > 1e7) throw jerr('D2014', { value: size });
-  const result: any = new Array(size);
-  for (let item = l, i = 0; item <= r; item++, i++) result[i] = item;
-  result.sequence = true;
-  return result;
-}
-
 function compileUnary(node: Node): Fn {
   if (node.value === '-') {
     const e = compileNode(node.expression);
@@ -340,68 +289,5 @@ function compileRegex(node: Node): Fn {
       };
     };
     return closure;
-  };
-}
-
-function compileFunction(node: Node): Fn {
-  if (node.procedure.type === 'path') throw new Unsupported('calling a path');
-  const proc = compileNode(node.procedure);
-  const args: Fn[] = node.arguments.map((a: Node) => {
-    if (a.type === 'operator') throw new Unsupported('partial application');
-    return compileNode(a);
-  });
-  return (input, env) => {
-    const f = proc(input, env);
-    const values = args.map((a) => {
-      const v = a(input, env);
-      return isFunction(v) ? asCallable(v, env) : v;
-    });
-    return apply(f, values, input);
-  };
-}
-
-/** A function passed as an argument, as jsonata wraps it for higher-order built-ins: callable with an arity. */
-function asCallable(f: any, _env: Frame): any {
-  if (typeof f === 'function' && !f[LAMBDA]) return f;
-  const wrapped: any = (...params: any[]) => apply(f, params, undefined);
-  wrapped.arity = f[LAMBDA] ? f.arity : f.implementation.length;
-  return wrapped;
-}
-
-export function apply(f: any, args: any[], input: any): any {
-  if (f && f[LAMBDA]) return f(args);
-  if (f && f._jsonata_function === true) {
-    const validated = f.signature ? f.signature.validate(args, input) : args;
-    const port = syncPorts.get(f.implementation);
-    focus.input = input;
-    const result = (port ?? f.implementation).apply(focus, validated);
-    if (result && typeof result.then === 'function') throw new NeedsInterpreter('async built-in');
-    return result;
-  }
-  if (typeof f === 'function') {
-    const result = f.apply(input, args);
-    if (result && typeof result.then === 'function') throw new NeedsInterpreter('async binding');
-    return result;
-  }
-  throw jerr('T1006');
-}
-
-function compileLambda(node: Node): Fn {
-  // jsonata wraps a tail call in a thunk lambda for its trampoline; here the call is simply made (the depth budget
-  // bounds the recursion instead).
-  if (node.thunk === true) return compileNode(node.body);
-  if (node.signature) throw new Unsupported('lambda signatures');
-  const params: string[] = node.arguments.map((a: Node) => a.value);
-  const body = compileNode(node.body);
-  return (input, env) => {
-    const lambda: any = (args: any[]) => {
-      const frame = Object.create(env);
-      for (let i = 0; i < params.length; i++) frame[params[i]] = args[i];
-      return body(input, frame);
-    };
-    lambda[LAMBDA] = true;
-    lambda._jsonata_lambda = true;
-    lambda.arity = params.length;
-    return lambda;
   };
 }
