@@ -9,7 +9,7 @@ export interface LatencyResult { p50: number; p99: number; count: number; failur
  * too coarse for a 1 ms budget.
  */
 export async function pacedLatency(
-  target: { url: string; headers: Record<string, string>; body: string }, ratePerSec: number, durationSec: number,
+  target: { url: string; headers: Record<string, string>; body?: string; method?: 'GET' | 'POST' }, ratePerSec: number, durationSec: number,
 ): Promise<LatencyResult> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: 16, pipelining: 1 });
@@ -18,7 +18,7 @@ export async function pacedLatency(
   const one = async () => {
     const started = performance.now();
     try {
-      const res = await pool.request({ path: url.pathname + url.search, method: 'POST', headers: target.headers, body: target.body });
+      const res = await pool.request({ path: url.pathname + url.search, method: target.method ?? 'POST', headers: target.headers, body: target.body });
       await res.body.dump();
       if (res.statusCode >= 300) failures += 1;
       else samples.push(performance.now() - started);

@@ -267,6 +267,9 @@ export const ERRORS = {
   EVENT_NOT_FOUND: { code: 'NOT_FOUND', message: 'Event {id} not found' },
   NO_FORWARD_URL: { code: 'VALIDATION_ERROR', message: 'No webhookForwardUrl is set: set it with PATCH /api/v1/clients/settings first' },
   MAPPING_FAILED: { code: 'GATEWAY_ERROR', retry: 'no', message: 'RouteGate could not translate the {gateway} payload ({mapping}); see the mapping file' },
+  MAPPING_BUDGET_EXCEEDED: {
+    code: 'GATEWAY_ERROR', retry: 'no', message: 'RouteGate stopped the {gateway} mapping ({mapping}): it {reason}; see the mapping file',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 type Catalogue = typeof ERRORS;

@@ -1,6 +1,6 @@
 import { RouteGateError, rgError } from '../errors';
 import { GatewayFailure, type FailureKind } from '../gateways/types';
-import { MappingEvaluationError } from '../mapping/loader';
+import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
 
 /** Reasons an attempt was skipped before any network call. */
 export type SkipReason = 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE'
@@ -41,6 +41,9 @@ export const FALLBACK_ON_SKIP: Record<SkipReason, boolean> = {
 /** The one place internal gateway failures become public errors. */
 export function toPublicError(err: unknown, gateway: string): RouteGateError {
   if (err instanceof RouteGateError) return err;
+  if (err instanceof MappingBudgetError) {
+    return rgError('MAPPING_BUDGET_EXCEEDED', { gateway, mapping: err.mapping, reason: err.reason }, { gateway, cause: err });
+  }
   if (err instanceof MappingEvaluationError) {
     return rgError('MAPPING_FAILED', { gateway, mapping: err.mapping }, { gateway, cause: err });
   }

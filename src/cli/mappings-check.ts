@@ -24,7 +24,15 @@ export async function checkMappings(dir: string, io: Io): Promise<number> {
     if (!r.ok) failed++;
     io.out(`${r.ok ? 'ok  ' : 'FAIL'} ${r.file}${r.ok ? '' : `\n${indent(r.message ?? '')}`}`);
   }
+  // Which engine serves each file: compiled to JavaScript, or the jsonata interpreter and why.
+  let interpreted = 0;
+  for (const [gateway, set] of registry) {
+    for (const [name, engine] of set.engines()) {
+      if (engine.engine === 'interpreter') interpreted++;
+      io.out(`${engine.engine === 'compiled' ? 'js  ' : 'interp'} ${gateway}/${name}${engine.engine === 'interpreter' ? ` (${engine.reason})` : ''}`);
+    }
+  }
   const files = [...registry.values()].reduce((n, set) => n + set.names().length, 0);
-  io.out(`${files} mapping files compiled, ${results.length - failed} passed, ${failed} failed`);
+  io.out(`${files} mapping files compiled (${files - interpreted} to JavaScript, ${interpreted} on the interpreter), ${results.length - failed} passed, ${failed} failed`);
   return failed === 0 ? 0 : 1;
 }

@@ -4,6 +4,7 @@ import jsonata from 'jsonata';
 import { MAPPINGS_DIR } from '../lib/paths';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 import { mappingFunctions } from './functions';
+import { BudgetExceeded, compileExpression, NeedsInterpreter, type CompiledMapping, type EnginePath, type Limits } from './compiled';
 
 /** Every mapping file that cannot be used, each problem as `file[:line[:column]]: what`, a syntax error with its line. */
 export class MappingLoadError extends Error {
@@ -53,39 +54,117 @@ export class MappingEvaluationError extends Error {
   }
 }
 
+/** A mapping stopped by its evaluation budget (a runaway loop or recursion): the request fails, the event loop does not stall. */
+export class MappingBudgetError extends MappingEvaluationError {
+  constructor(mapping: string, public readonly reason: string) {
+    super(mapping, `stopped: it ${reason}`);
+    this.name = 'MappingBudgetError';
+  }
+}
+
 type Expression = ReturnType<typeof jsonata>;
+
+/**
+ * Evaluation budget of one mapping call. Real mappings nest a few dozen evaluations and finish in well under a
+ * millisecond; these limits only stop a mapping that loops or recurses without end. A compiled mapping runs
+ * synchronously, so its time is its own; the interpreter interleaves its awaits with every other request's
+ * evaluations, so its wall-clock budget is wider.
+ */
+export const MAPPING_LIMITS: Limits = { maxDepth: 500, maxMs: 100 };
+export const INTERPRETER_TIMEOUT_MS = 1000;
+
+/** One mapping file: the interpreter's expression, and its compiled function when the compiler covers it. */
+export interface LoadedMapping {
+  expression: Expression;
+  compiled?: CompiledMapping;
+  path: EnginePath;
+}
 
 /** One gateway's compiled mappings. */
 export class MappingSet {
   private readonly bindings: Record<string, unknown>;
+  private readonly mappings: Map<string, LoadedMapping>;
 
   constructor(
     public readonly gateway: GatewayId,
-    private readonly expressions: Map<string, Expression>,
+    expressions: Map<string, Expression>,
     public readonly statusTable: Record<string, string>,
+    options: { compile?: boolean } = {},
   ) {
     this.bindings = mappingFunctions(statusTable);
+    this.mappings = new Map([...expressions].map(([name, expression]): [string, LoadedMapping] => {
+      if (options.compile === false) return [name, { expression, path: { engine: 'interpreter', reason: 'compilation turned off' } }];
+      const { fn, path } = compileExpression(expression);
+      return [name, { expression, compiled: fn, path }];
+    }));
+  }
+
+  /** Which engine evaluates each mapping (`routegate mappings check` prints it). */
+  engines(): Map<string, EnginePath> {
+    return new Map([...this.mappings].map(([name, m]) => [name, m.path]));
   }
 
   names(): string[] {
-    return [...this.expressions.keys()].sort();
+    return [...this.mappings.keys()].sort();
   }
 
   has(name: string): boolean {
-    return this.expressions.has(name);
+    return this.mappings.has(name);
   }
 
   async evaluate<T = any>(name: string, input: unknown, extraBindings: Record<string, unknown> = {}): Promise<T> {
-    const expr = this.expressions.get(name);
-    if (!expr) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
+    const mapping = this.mappings.get(name);
+    if (!mapping) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
+    const bindings = { ...this.bindings, ...extraBindings };
+    if (mapping.compiled) {
+      try {
+        return toPlain(mapping.compiled(input, bindings, MAPPING_LIMITS)) as T;
+      } catch (err) {
+        if (err instanceof BudgetExceeded) throw new MappingBudgetError(`${this.gateway}/${name}`, err.message);
+        // Errors are rare (a malformed gateway answer, $error): the interpreter evaluates again, so the error a
+        // caller sees, its code and message, is jsonata's own; NeedsInterpreter (an async binding) lands here too.
+        if (!(err instanceof NeedsInterpreter) && !isJsonataError(err)) throw err;
+      }
+    }
+    return this.interpret(name, mapping.expression, input, bindings);
+  }
+
+  /**
+   * One engine alone, no fallback: the differential test compares the two. An error is reported as its jsonata
+   * code (or message), the value as the plain JSON callers get.
+   */
+  async evaluateWith(engine: 'compiled' | 'interpreter', name: string, input: unknown, extraBindings: Record<string, unknown> = {}): Promise<{ value?: unknown; error?: string }> {
+    const mapping = this.mappings.get(name);
+    if (!mapping) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
+    const bindings = { ...this.bindings, ...extraBindings };
     try {
-      const result = await expr.evaluate(input, { ...this.bindings, ...extraBindings });
+      if (engine === 'interpreter') return { value: toPlain(await mapping.expression.evaluate(input, bindings)) };
+      if (!mapping.compiled) throw new Error(`${name} is not compiled: ${mapping.path.engine === 'interpreter' ? mapping.path.reason : ''}`);
+      return { value: toPlain(mapping.compiled(input, bindings, MAPPING_LIMITS)) };
+    } catch (err) {
+      if (err instanceof NeedsInterpreter) throw err;
+      const e = err as { code?: unknown; message?: unknown };
+      return { error: typeof e.code === 'string' ? e.code : String(e.message ?? err) };
+    }
+  }
+
+  /** The jsonata interpreter, with the same budget (jsonata's own `stack` and `timeout` guardrails). */
+  async interpret<T = any>(name: string, expr: Expression, input: unknown, bindings: Record<string, unknown>): Promise<T> {
+    try {
+      const result = await expr.evaluate(input, bindings);
       return toPlain(result) as T;
     } catch (err) {
       const e = err as { code?: string; message?: string; position?: number };
+      if (e.code === 'D1011') throw new MappingBudgetError(`${this.gateway}/${name}`, `nested deeper than ${MAPPING_LIMITS.maxDepth} evaluations (runaway recursion?)`);
+      if (e.code === 'D1012') throw new MappingBudgetError(`${this.gateway}/${name}`, `ran longer than ${INTERPRETER_TIMEOUT_MS} ms (runaway loop?)`);
       throw new MappingEvaluationError(`${this.gateway}/${name}`, `${e.code ?? ''} ${e.message ?? String(err)}`.trim());
     }
   }
+}
+
+/** jsonata throws plain objects with a code (T2001, D3137...), or a TypeError out of a built-in or binding. */
+function isJsonataError(err: unknown): boolean {
+  return (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string') || err instanceof Error;
 }
 
 // JSONata returns sequences (arrays with extra properties) and may leave undefined fields; callers get
@@ -115,7 +194,7 @@ export type MappingRegistry = Map<GatewayId, MappingSet>;
  * Compile every mappings/<gateway>/*.jsonata once, for the registered gateways (or `gateways`, e.g. the unregistered
  * template's). A broken file stops start-up naming it.
  */
-export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly GatewayId[] = GATEWAY_IDS): MappingRegistry {
+export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly GatewayId[] = GATEWAY_IDS, options: { compile?: boolean } = {}): MappingRegistry {
   const registry: MappingRegistry = new Map();
   const problems: string[] = [];
   for (const gateway of gateways) {
@@ -129,7 +208,7 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
         if (file.endsWith('.jsonata')) {
           const source = fs.readFileSync(full, 'utf8');
           try {
-            expressions.set(file.slice(0, -'.jsonata'.length), jsonata(source));
+            expressions.set(file.slice(0, -'.jsonata'.length), jsonata(source, { stack: MAPPING_LIMITS.maxDepth, timeout: INTERPRETER_TIMEOUT_MS } as never));
           } catch (err) {
             problems.push(syntaxProblem(rel, source, err as { code?: string; message?: string; position?: number; token?: string }));
           }
@@ -145,7 +224,7 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
         }
       }
     }
-    registry.set(gateway, new MappingSet(gateway, expressions, statusTable));
+    registry.set(gateway, new MappingSet(gateway, expressions, statusTable, options));
   }
   if (problems.length) throw new MappingLoadError(problems);
   return registry;

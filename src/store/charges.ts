@@ -129,6 +129,7 @@ export class ChargesRepository {
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
   private readonly updateStmts = new Map<string, import('better-sqlite3').Statement>();
+  private readonly listStmts = new Map<string, import('better-sqlite3').Statement>();
 
   constructor(private readonly db: DB) {
     const cols = COLUMNS.map(([, c]) => c);
@@ -259,17 +260,28 @@ export class ChargesRepository {
     }));
   }
 
-  /** Newest first; `after` is the last row of the previous page (keyset pagination, stable under inserts). */
+  /**
+   * Newest first; `after` is the last row of the previous page (keyset pagination, stable under inserts). The
+   * cursor is a row-value comparison so SQLite seeks straight to it in the index (an OR of the two columns made it
+   * walk every newer row first); one prepared statement per filter combination.
+   */
   list(accountId: string, f: ListFilter): ChargeRecord[] {
-    const where = ['account_id = @accountId'];
-    if (f.status) where.push('status = @status');
-    if (f.gateway) where.push('gateway = @gateway');
-    if (f.after) where.push('(created_at < @afterCreated OR (created_at = @afterCreated AND id < @afterId))');
-    const sql = `SELECT * FROM charges WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`;
-    const rows = this.db.prepare(sql).all({
-      accountId, status: f.status, gateway: f.gateway, afterCreated: f.after?.createdAt, afterId: f.after?.id, limit: f.limit, offset: f.offset ?? 0,
-    }) as Array<Record<string, unknown>>;
-    return rows.map(fromRow);
+    const shape = `${f.status ? 's' : ''}${f.gateway ? 'g' : ''}${f.after ? 'a' : ''}`;
+    let stmt = this.listStmts.get(shape);
+    if (!stmt) {
+      const where = ['account_id = @accountId'];
+      if (f.status) where.push('status = @status');
+      if (f.gateway) where.push('gateway = @gateway');
+      if (f.after) where.push('(created_at, id) < (@afterCreated, @afterId)');
+      stmt = this.db.prepare(`SELECT * FROM charges WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit OFFSET @offset`);
+      this.listStmts.set(shape, stmt);
+    }
+    // An offset (native list APIs that page by offset) skips rows of the same index-ordered scan.
+    const params: Record<string, unknown> = { accountId, limit: f.limit, offset: f.offset ?? 0 };
+    if (f.status) params.status = f.status;
+    if (f.gateway) params.gateway = f.gateway;
+    if (f.after) Object.assign(params, { afterCreated: f.after.createdAt, afterId: f.after.id });
+    return (stmt.all(params) as Array<Record<string, unknown>>).map(fromRow);
   }
 }
 

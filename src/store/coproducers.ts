@@ -71,7 +71,7 @@ export class CoproducersRepository {
 
   /** Newest first; `after` is the last row of the previous page (keyset pagination). */
   list(accountId: string, limit: number, after?: { createdAt: string; id: string }): CoproducerRecord[] {
-    const where = after ? 'AND (created_at < @createdAt OR (created_at = @createdAt AND id < @id))' : '';
+    const where = after ? 'AND (created_at, id) < (@createdAt, @id)' : ''; // a row value: SQLite seeks to it in the index
     const rows = this.db.prepare(`SELECT * FROM coproducers WHERE account_id = @accountId ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`)
       .all({ accountId, limit, createdAt: after?.createdAt, id: after?.id }) as Row[];
     return rows.map(fromRow);

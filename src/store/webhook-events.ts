@@ -53,7 +53,7 @@ export class WebhookEventsRepository {
 
   /** Newest first; `after` is the last event of the previous page. */
   list(accountId: string, limit: number, after?: { createdAt: string; id: string }): WebhookEventRecord[] {
-    const where = after ? 'AND (created_at < @afterCreated OR (created_at = @afterCreated AND id < @afterId))' : '';
+    const where = after ? 'AND (created_at, id) < (@afterCreated, @afterId)' : ''; // a row value: SQLite seeks to it in the index
     const rows = this.db.prepare(`SELECT * FROM webhook_events WHERE account_id = @accountId ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`)
       .all({ accountId, limit, afterCreated: after?.createdAt, afterId: after?.id }) as Raw[];
     return rows.map(toRecord);

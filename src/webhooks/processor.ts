@@ -6,7 +6,7 @@ import type { GatewayWebhook, WebhookRequest } from '../gateways/webhook';
 import { callContext, type ChargeService, type GatewayDeps } from '../charges/orchestrator';
 import { toPublicError } from '../charges/outcomes';
 import { ChargeLocks } from '../charges/charge-locks';
-import { MappingEvaluationError } from '../mapping/loader';
+import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
 import { nowIso } from '../store/db';
 import { rgError } from '../errors';
 import { sha256Hex } from '../lib/signatures';
@@ -105,6 +105,7 @@ export class WebhookProcessor {
     try {
       return await this.deps.gatewayDeps.mappings.get(gateway)!.evaluate<WebhookResult>('webhook', { event: req.body, query: req.query, resource }, bindings);
     } catch (err) {
+      if (err instanceof MappingBudgetError) throw rgError('MAPPING_BUDGET_EXCEEDED', { gateway, mapping: 'webhook', reason: err.reason }, { gateway, cause: err });
       if (err instanceof MappingEvaluationError) throw rgError('MAPPING_FAILED', { gateway, mapping: 'webhook' }, { gateway, cause: err });
       throw err;
     }

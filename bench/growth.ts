@@ -1,0 +1,27 @@
+import { pacedLatency } from './latency';
+
+export interface GrowthFigures { listFirstPage: number; listNextPage: number; getById: number; createCharge: number }
+
+/**
+ * p50 latency (ms, open loop at `rate` req/s) of the reads and the write that must not slow down as charges pile
+ * up: the first and a cursor page of GET /api/v1/charges, GET /api/v1/charges/:id and POST /api/v1/charges.
+ */
+export async function growthFigures(base: string, apiKey: string, charge: unknown, rate: number, seconds: number): Promise<GrowthFigures> {
+  const headers = { 'x-api-key': apiKey };
+  const json = { ...headers, 'content-type': 'application/json' };
+  // Sixty charges made now, so the empty database has a second page and GET :id reads a row both databases hold.
+  let made = { data: { id: '' } };
+  for (let i = 0; i < 60; i++) {
+    made = await (await fetch(`${base}/api/v1/charges`, { method: 'POST', headers: json, body: JSON.stringify(charge) })).json() as typeof made;
+  }
+  const first = await (await fetch(`${base}/api/v1/charges?limit=50`, { headers })).json() as { pagination: { nextCursor: string | null } };
+  const cursor = first.pagination.nextCursor;
+  const p50 = async (path: string, method: 'GET' | 'POST' = 'GET', body?: string) =>
+    (await pacedLatency({ url: `${base}${path}`, headers: body ? json : headers, method, body }, rate, seconds)).p50;
+  return {
+    listFirstPage: await p50('/api/v1/charges?limit=50'),
+    listNextPage: cursor ? await p50(`/api/v1/charges?limit=50&cursor=${encodeURIComponent(cursor)}`) : NaN,
+    getById: await p50(`/api/v1/charges/${made.data.id}`),
+    createCharge: await p50('/api/v1/charges', 'POST', JSON.stringify(charge)),
+  };
+}

@@ -1,0 +1,49 @@
+import type jsonata from 'jsonata';
+import { compileNode, Unsupported } from './compile';
+import { budget, builtins, focus, seq, type Frame, type Fn } from './runtime';
+
+export { BudgetExceeded, NeedsInterpreter } from './runtime';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/** How a mapping is evaluated: `compiled` (plain synchronous JS) or `interpreter` with the reason. */
+export type EnginePath = { engine: 'compiled' } | { engine: 'interpreter'; reason: string };
+
+export interface Limits {
+  /** Nested evaluations (AST nodes and lambda calls) before the evaluation is stopped. */
+  maxDepth: number;
+  /** Milliseconds of synchronous work before the evaluation is stopped. */
+  maxMs: number;
+}
+
+export type CompiledMapping = (input: unknown, bindings: Record<string, unknown>, limits: Limits) => unknown;
+
+/** The AST jsonata parsed (`expression.ast()`) -> a synchronous function, or why it stays on the interpreter. */
+export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?: CompiledMapping; path: EnginePath } {
+  let root: Fn;
+  try {
+    root = compileNode(expression.ast());
+  } catch (err) {
+    if (err instanceof Unsupported) return { path: { engine: 'interpreter', reason: `uses ${err.message}` } };
+    throw err;
+  }
+  const fn: CompiledMapping = (input, bindings, limits) => {
+    budget.depth = 0;
+    budget.ticks = 0;
+    budget.maxDepth = limits.maxDepth;
+    budget.maxMs = limits.maxMs;
+    budget.deadline = Date.now() + limits.maxMs;
+    focus.environment.timestamp = new Date();
+    const env: Frame = Object.create(builtins);
+    for (const key of Object.keys(bindings)) env[key] = bindings[key];
+    env.$ = input;
+    // As jsonata: a JSON array input is one value, wrapped so paths do not map over it.
+    let value: any = input;
+    if (Array.isArray(input) && (input as any).sequence !== true) {
+      value = seq(input);
+      value.outerWrapper = true;
+    }
+    return root(value, env);
+  };
+  return { fn, path: { engine: 'compiled' } };
+}

@@ -1,0 +1,2 @@
+/** A node outside the compiled subset: the mapping stays on the jsonata interpreter. */
+export class Unsupported extends Error {}
