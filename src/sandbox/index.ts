@@ -174,8 +174,8 @@ async function main(): Promise<number> {
   const token = sandbox.app.store.accounts.get(sandbox.account.id)!.webhookToken;
   out(`  webhooks:   every emulator posts to ${sandbox.url}/api/v1/webhooks/<gateway>/${token}   (sent: ${sandbox.emulators.url}/__control/webhooks)`);
   out(`    events:   ${sandbox.url}/dashboard/events   or   curl -s ${sandbox.url}/api/v1/events -H 'x-api-key: ${sandbox.account.apiKey}'`);
-  out(`    forward:  ${routing.webhookForwardUrl ?? 'no webhookForwardUrl set'}   (set it in the dashboard's Settings, or PATCH /api/v1/clients/settings)`);
-  out(`    signing secret (X-RG-Signature, Standard Webhooks): ${sandbox.account.webhookSigningSecret}`);
+  out(`    forward:  ${routing.webhookForwardUrl ?? 'none set'}   (the dashboard's Settings, or the PATCH below)`);
+  out(`    signing secret: ${sandbox.account.webhookSigningSecret}   (X-RG-Signature and Standard Webhooks; shown once, new each run)`);
   out(`  primary gateway ${routing.primaryGateway}, fallbacks ${routing.gatewayFallbacks.join(', ')}; credentials stored for all ${GATEWAY_IDS.length}.`);
   out('');
   out('Create a pix charge:');
@@ -184,6 +184,9 @@ async function main(): Promise<number> {
   out('Then play the payer (externalId from that answer) and read the charge again at the gateway:');
   out(`  curl -s -X POST ${sandbox.emulators.url}/__control/pay -H 'content-type: application/json' -d '{"gateway":"${routing.primaryGateway}","id":"<externalId>"}'`);
   out(`  curl -s '${sandbox.url}/api/v1/charges/<id>?refresh=true' -H 'x-api-key: ${sandbox.account.apiKey}'`);
+  out('');
+  out("The gateway's webhook reaches the demo account's events; to have them forwarded to a server of yours:");
+  out(`  curl -s -X PATCH ${sandbox.url}/api/v1/clients/settings -H 'x-api-key: ${sandbox.account.apiKey}' -H 'content-type: application/json' -d '{"webhookForwardUrl":"http://127.0.0.1:8000/webhooks"}'`);
   out('');
   out('Press Ctrl+C to stop.');
   const stop = () => sandbox.close().then(() => process.exit(0));
