@@ -29,6 +29,8 @@ import { DeliveryWorker } from './webhooks/worker';
 import { WebhookProcessor } from './webhooks/processor';
 import { webhookReceiverRoutes } from './webhooks/routes';
 import { eventRoutes } from './webhooks/event-routes';
+import { EventService } from './webhooks/events';
+import { CoproducerService } from './splits/coproducers';
 import { SessionService } from './auth/sessions';
 import { LoginService } from './auth/logins';
 import { dashboardPlugin } from './dashboard';
@@ -90,7 +92,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const http = new GatewayHttp({ connectTimeoutMs: config.connectTimeoutMs });
   const gatewayDeps: GatewayDeps = {
     store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs, requestDeadlineMs: config.requestDeadlineMs,
-    reconcileBackoffMs: config.reconcileBackoffMs, wire: config.wire, publicUrl: config.publicUrl,
+    reconcileBackoffMs: config.reconcileBackoffMs, wire: config.wire,
+    // Read when a charge is sent (the webhook URL it carries): the sandbox sets it once it knows its port.
+    get publicUrl() { return config.publicUrl; },
   };
   const charges = new ChargeService(gatewayDeps);
   const reconciler = new Reconciler(store, charges, app.log, { intervalMs: config.reconcileIntervalMs });
@@ -104,6 +108,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const worker = new DeliveryWorker(store, forwarder, app.log, { intervalMs: config.webhookWorkerIntervalMs, now });
   const processor = new WebhookProcessor({ gatewayDeps, charges, forwarder, http: safeHttp, log: app.log, now });
   app.decorate('webhooks', { processor, worker, forwarder, secrets });
+  // One instance of each service behind both the API and the dashboard: the same rules whichever way a merchant acts.
+  const events = new EventService(store, forwarder, now);
+  const coproducers = new CoproducerService(store);
   // Charges a crash left `processing` are settled as soon as the service is up, then periodically; so are the
   // deliveries a crash left in the outbox.
   app.addHook('onReady', async () => {
@@ -144,17 +151,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('logins', logins);
   if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
   await app.register(dashboardPlugin, {
-    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, publicUrl: config.publicUrl,
+    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, events, coproducers, publicUrl: () => config.publicUrl,
     sessionKey: config.sessionKey, sessionTtlMs: config.sessionTtlMs, secureCookies: config.production,
   });
 
   await app.register(async (api) => {
     installAuth(api, store);
     await registerKeyRateLimit(api, { max: config.rateLimit });
-    await api.register(accountRoutes, { store, vault, validator, publicUrl: config.publicUrl });
+    await api.register(accountRoutes, { store, vault, validator, publicUrl: () => config.publicUrl });
     await api.register(chargeRoutes, { deps: gatewayDeps, charges, validator });
-    await api.register(coproducerRoutes, { store });
-    await api.register(eventRoutes, { store, forwarder, now });
+    await api.register(coproducerRoutes, { coproducers });
+    await api.register(eventRoutes, { events });
   }, { prefix: '/api/v1' });
   // Compatibility mode: the compat gateways' own paths, auth and errors (their own context: raw bodies, proxy).
   await app.register(compatRoutes, { services: { deps: gatewayDeps, charges, customers: new CustomerService(gatewayDeps), validator }, store, production: config.production, rateLimit: config.rateLimit });

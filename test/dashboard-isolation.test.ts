@@ -1,13 +1,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
+import { startE2E, eventually, CARD, CUSTOMER, type E2E } from './helpers/e2e';
+import { startReceiver } from './helpers/webhook-receiver';
 import { DashboardClient } from './helpers/dashboard-client';
 import { createAccountWithOwner } from '../src/accounts/onboarding';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/demo-account';
 import { demoSettings } from '../src/sandbox/demo-account';
 import { defaultSettings } from '../src/store/accounts';
 
-// An account owner never sees or touches another account's data through the dashboard.
+// An account owner never sees or touches another account's data through the dashboard: charges, credentials, key,
+// events and coproducers.
 
 const PASSWORD = 'isolation password';
 let e2e: E2E;
@@ -67,4 +69,55 @@ test("an owner cannot list, open, capture, cancel or refund another account's ch
   assert.equal((await a.client.post(`/dashboard/credentials/${gateway}/delete`)).status, 303);
   assert.ok(e2e.sandbox.app.vault.has(b.id, gateway), "B's credentials are still there");
   assert.ok(!e2e.sandbox.app.vault.has(a.id, gateway));
+});
+
+test("an owner cannot list, open or redeliver another account's event, nor see, change or delete its coproducers", async (t) => {
+  const a = await ownerWithCharge('c@isolation.example.com');
+  const b = await ownerWithCharge('d@isolation.example.com');
+  const app = e2e.sandbox.app;
+  // B forwards to a local server; its event comes from a pix paid at the emulator, notified to B's receiver URL.
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  app.store.accounts.saveSettings(b.id, { ...app.store.accounts.settings(b.id), webhookForwardUrl: receiver.url });
+  await e2e.control.registerWebhook(gateway, { url: `${e2e.sandbox.url}/api/v1/webhooks/${gateway}/${app.store.accounts.get(b.id)!.webhookToken}` });
+  let event: { id: string; chargeId: string };
+  try {
+    const pix = await e2e.call('POST', '/api/v1/charges', { key: b.apiKey, body: { paymentMethod: 'pix', amount: 1500, customer: CUSTOMER, pix: { expiresInSeconds: 3600 } } });
+    assert.equal(pix.status, 201, pix.text);
+    await e2e.control.pay(gateway, pix.body.data.externalId);
+    event = await eventually(async () => (await e2e.call('GET', '/api/v1/events', { key: b.apiKey })).body.data.find((e: any) => e.chargeId === pix.body.data.id));
+    await receiver.until((hits) => hits.some((h) => h.body?.id === event.id));
+  } finally {
+    await e2e.control.clearWebhooks(gateway);
+  }
+  const forwards = receiver.hits.length;
+
+  assert.match((await b.client.get('/dashboard/events')).text, new RegExp(event.id), "B's events page lists it");
+  assert.equal((await b.client.get(`/dashboard/events/${event.id}`)).status, 200);
+  const listA = await a.client.get('/dashboard/events');
+  assert.equal(listA.status, 200);
+  assert.ok(!listA.text.includes(event.id), "B's event is not in A's list");
+  const open = await a.client.get(`/dashboard/events/${event.id}`);
+  assert.equal(open.status, 404);
+  assert.ok(!open.text.includes(event.chargeId), "nothing of B's event is shown");
+  await a.client.get('/dashboard/events');
+  assert.equal((await a.client.post(`/dashboard/events/${event.id}/redeliver`)).status, 404);
+  const stillB = (await e2e.call('GET', `/api/v1/events/${event.id}`, { key: b.apiKey })).body.data;
+  assert.equal(stillB.deliveries.length, 1, 'no new delivery of B\'s event');
+  assert.equal(receiver.hits.length, forwards, "nothing was sent to B's backend");
+
+  const cop = await e2e.call('POST', '/api/v1/coproducers', { key: b.apiKey, body: { email: 'socia@isolation.example.com', name: 'Sócia de B' } });
+  assert.equal(cop.status, 201, cop.text);
+  const copId = cop.body.data.id as string;
+  assert.match((await b.client.get('/dashboard/coproducers')).text, /socia@isolation\.example\.com/);
+  const copsA = await a.client.get('/dashboard/coproducers');
+  assert.ok(!copsA.text.includes('socia@isolation.example.com'), "B's coproducer is not in A's list");
+  assert.equal((await a.client.get(`/dashboard/coproducers/${copId}`)).status, 404);
+  await a.client.get('/dashboard/coproducers');
+  assert.equal((await a.client.post(`/dashboard/coproducers/${copId}`, { email: 'taken@isolation.example.com', name: 'Tomada' })).status, 404);
+  assert.equal((await a.client.post(`/dashboard/coproducers/${copId}/recipients/${gateway}`, { [`recipients.${gateway}`]: 'rp_AAAAAAAAAAAAAAAA' })).status, 404);
+  assert.equal((await a.client.post(`/dashboard/coproducers/${copId}/delete`)).status, 404);
+  const after = await e2e.call('GET', `/api/v1/coproducers/${copId}`, { key: b.apiKey });
+  assert.equal(after.status, 200, "B's coproducer is still there");
+  assert.deepEqual([after.body.data.email, after.body.data.name, after.body.data.recipients], ['socia@isolation.example.com', 'Sócia de B', {}], 'and unchanged');
 });

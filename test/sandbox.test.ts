@@ -68,6 +68,13 @@ test('npm run sandbox prints an API key and a pix curl that works when pasted', 
 
   // The printed dashboard URL and sign-ins work: the operator sees the demo account, its owner sees that charge.
   const text = lines.join('\n');
+  assert.match(text, /signing secret:\s+whsec_[A-Za-z0-9+/]+=*\s/, "the demo account's webhook signing secret is shown");
+  // The printed forward-URL command works as pasted.
+  const patch = lines.find((l) => l.includes('-X PATCH'))!.trim();
+  const patched = await fetch(/-X PATCH (\S+)/.exec(patch)![1], {
+    method: 'PATCH', headers: Object.fromEntries([...patch.matchAll(/-H '([^:]+): ([^']+)'/g)].map((m) => [m[1], m[2]])), body: /-d '(.+)'$/.exec(patch)![1],
+  });
+  assert.equal(patched.status, 200, await patched.text());
   const dashboard = /dashboard:\s+(\S+)/.exec(text)![1];
   const [, opEmail, opPassword] = /operator:\s+(\S+)\s+password\s+(\S+)/.exec(text)!;
   const [, ownerEmail, ownerPassword] = /owner:\s+(\S+)\s+password\s+(\S+)/.exec(text)!;

@@ -10,7 +10,8 @@ export interface AccountRoutesOptions {
   store: Store;
   vault: CredentialVault;
   validator: SchemaValidator;
-  publicUrl: string;
+  /** Read on every request: the sandbox sets it once it knows the port it listens on. */
+  publicUrl: () => string;
 }
 
 const errorResponses = { 400: { $ref: 'error-envelope#' }, 401: { $ref: 'error-envelope#' }, 403: { $ref: 'error-envelope#' } };
@@ -26,7 +27,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
     return {
       success: true,
       data: {
-        id: a.id, name: a.name, email: a.email, webhookToken: a.webhookToken, webhookUrls: webhookUrls(publicUrl, a.webhookToken),
+        id: a.id, name: a.name, email: a.email, webhookToken: a.webhookToken, webhookUrls: webhookUrls(publicUrl(), a.webhookToken),
         settings: store.accounts.settings(a.id),
       },
     };

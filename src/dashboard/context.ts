@@ -5,6 +5,8 @@ import type { CredentialVault } from '../accounts/credential-vault';
 import type { SchemaValidator } from '../http/schemas';
 import type { ChargeService } from '../charges/orchestrator';
 import type { LoginService } from '../auth/logins';
+import type { EventService } from '../webhooks/events';
+import type { CoproducerService } from '../splits/coproducers';
 import type { SessionKind, SessionService } from '../auth/sessions';
 import type { Html } from './html';
 
@@ -49,8 +51,11 @@ export interface DashboardDeps {
   validator: SchemaValidator;
   charges: ChargeService;
   logins: LoginService;
+  events: EventService;
+  coproducers: CoproducerService;
   sessions: SessionService;
-  publicUrl: string;
+  /** RouteGate's public base URL, read when a page is drawn (the sandbox sets it once it listens). */
+  publicUrl: () => string;
   /** The page in the dashboard's layout, with the navigation for the signed-in user and a flash message if any. */
   render(request: FastifyRequest, reply: FastifyReply, page: PageContent): FastifyReply;
   /** This request's CSRF token for its forms. */

@@ -21,7 +21,8 @@ export interface Sandbox {
   app: FastifyInstance;
   emulators: EmulatorServer;
   url: string;
-  account: { id: string; apiKey: string };
+  /** The demo account, its API key and its webhook signing secret (both shown once: new ones on every run). */
+  account: { id: string; apiKey: string; webhookSigningSecret: string };
   /** Dashboard sign-ins, new passwords each run (shown once, like the key): the demo operator and the demo account's owner. */
   logins: { operator: { email: string; password: string }; owner: { email: string; password: string } };
   /** The demo account was already in the database: its key was rotated (the previous one stops working). */
@@ -45,8 +46,9 @@ export interface SandboxOptions {
   /** Delete the database first (`npm run sandbox -- --reset`); otherwise it is kept and shared with the CLI. */
   reset?: boolean;
   /**
-   * Register the demo account's webhook URL (on the service as it listens) as every emulator's webhook endpoint, so
-   * a charge changing state at a gateway reaches the service's receiver. Default true.
+   * Register the demo account's webhook URL (on the service as it listens) as every emulator's webhook endpoint, and
+   * make the per-charge notification URLs name the service as it listens (unless ROUTEGATE_PUBLIC_URL is set), so a
+   * charge changing state at a gateway reaches the service's receiver. Default true.
    */
   webhooks?: boolean;
 }
@@ -78,12 +80,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   }
   const address = app.server.address();
   const url = `http://${opts.host ?? '127.0.0.1'}:${typeof address === 'object' && address ? address.port : port}`;
+  // With webhooks wired and no ROUTEGATE_PUBLIC_URL, the webhook URLs the service shows and sends with each charge
+  // (where a gateway takes a notification URL per charge) name the address it listens on: with port 0 the port is
+  // known only now, and `localhost` may resolve to ::1, where nothing listens. Without webhooks (`webhooks: false`)
+  // they stay unreachable, so no emulator reaches the service.
+  if (!env.ROUTEGATE_PUBLIC_URL && opts.webhooks !== false) app.config.publicUrl = url;
   // A database kept from an earlier run already holds the demo account: it gets a fresh key (its key was shown
   // only once, and only its hash is stored), is active again and is put back to the demo's credentials and routing.
-  const accounts = new AccountService(app.store);
+  const accounts = new AccountService(app.store, app.config.masterKey);
   const existing = accounts.list().find((a) => a.email === DEMO_ACCOUNT.email);
-  const account = existing ? accounts.rotateKey(existing.id)! : accounts.create(DEMO_ACCOUNT.name, DEMO_ACCOUNT.email);
+  const created = existing ? accounts.rotateKey(existing.id)! : accounts.create(DEMO_ACCOUNT.name, DEMO_ACCOUNT.email);
   if (existing && !existing.active) accounts.setActive(existing.id, true);
+  // The secret forwarded events are signed with, shown once like the key: a kept demo account gets a new one (the
+  // previous one keeps signing for the 24-hour rotation overlap).
+  const webhookSigningSecret = created.webhookSigningSecret ?? accounts.rotateSigningSecret(created.id)!.webhookSigningSecret;
+  const account = { id: created.id, apiKey: created.apiKey, webhookSigningSecret };
   const vault = app.vault;
   for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
   app.store.accounts.saveSettings(account.id, demoSettings(app.store.accounts.settings(account.id)));
@@ -162,6 +173,9 @@ async function main(): Promise<number> {
   const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
   const token = sandbox.app.store.accounts.get(sandbox.account.id)!.webhookToken;
   out(`  webhooks:   every emulator posts to ${sandbox.url}/api/v1/webhooks/<gateway>/${token}   (sent: ${sandbox.emulators.url}/__control/webhooks)`);
+  out(`    events:   ${sandbox.url}/dashboard/events   or   curl -s ${sandbox.url}/api/v1/events -H 'x-api-key: ${sandbox.account.apiKey}'`);
+  out(`    forward:  ${routing.webhookForwardUrl ?? 'none set'}   (the dashboard's Settings, or the PATCH below)`);
+  out(`    signing secret: ${sandbox.account.webhookSigningSecret}   (X-RG-Signature and Standard Webhooks; shown once, new each run)`);
   out(`  primary gateway ${routing.primaryGateway}, fallbacks ${routing.gatewayFallbacks.join(', ')}; credentials stored for all ${GATEWAY_IDS.length}.`);
   out('');
   out('Create a pix charge:');
@@ -170,6 +184,9 @@ async function main(): Promise<number> {
   out('Then play the payer (externalId from that answer) and read the charge again at the gateway:');
   out(`  curl -s -X POST ${sandbox.emulators.url}/__control/pay -H 'content-type: application/json' -d '{"gateway":"${routing.primaryGateway}","id":"<externalId>"}'`);
   out(`  curl -s '${sandbox.url}/api/v1/charges/<id>?refresh=true' -H 'x-api-key: ${sandbox.account.apiKey}'`);
+  out('');
+  out("The gateway's webhook reaches the demo account's events; to have them forwarded to a server of yours:");
+  out(`  curl -s -X PATCH ${sandbox.url}/api/v1/clients/settings -H 'x-api-key: ${sandbox.account.apiKey}' -H 'content-type: application/json' -d '{"webhookForwardUrl":"http://127.0.0.1:8000/webhooks"}'`);
   out('');
   out('Press Ctrl+C to stop.');
   const stop = () => sandbox.close().then(() => process.exit(0));

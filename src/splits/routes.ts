@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../store';
 import { decodeCursor, encodeCursor } from '../http/cursor';
-import { CoproducerService, coproducerView, type CoproducerInput, type CoproducerPatch } from './coproducers';
+import { coproducerView, type CoproducerService, type CoproducerInput, type CoproducerPatch } from './coproducers';
 
 const errors = { 400: { $ref: 'error-envelope#' }, 401: { $ref: 'error-envelope#' }, 404: { $ref: 'error-envelope#' }, 409: { $ref: 'error-envelope#' } };
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 100 } } };
 
-/** Coproducers CRUD: thin handlers over CoproducerService. */
-export async function coproducerRoutes(app: FastifyInstance, opts: { store: Store }): Promise<void> {
-  const coproducers = new CoproducerService(opts.store);
+/** Coproducers CRUD: thin handlers over CoproducerService (which the dashboard's coproducers page uses too). */
+export async function coproducerRoutes(app: FastifyInstance, opts: { coproducers: CoproducerService }): Promise<void> {
+  const { coproducers } = opts;
 
   app.post<{ Body: CoproducerInput }>('/coproducers', {
     schema: {

@@ -11,12 +11,15 @@ export interface WebhookEventRecord {
   /** The RouteGate event exactly as forwarded (its bytes are what the signatures cover). */
   payload: string;
   createdAt: string;
+  /** The gateway's signature was checked (false: accepted without validation, no secret stored; null: not recorded). */
+  verified: boolean | null;
 }
 
-interface Raw { id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string }
+interface Raw { id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string; verified: number | null }
 
 const toRecord = (r: Raw): WebhookEventRecord => ({
   id: r.id, accountId: r.account_id, gateway: r.gateway, gatewayEventId: r.gateway_event_id, type: r.type, chargeId: r.charge_id, payload: r.payload, createdAt: r.created_at,
+  verified: r.verified === null ? null : r.verified === 1,
 });
 
 /** Gateway events turned into RouteGate events, one per (account, gateway, gateway event id). */
@@ -28,8 +31,8 @@ export class WebhookEventsRepository {
   private readonly chargeByIdStmt;
 
   constructor(private readonly db: DB) {
-    this.insertStmt = db.prepare(`INSERT OR IGNORE INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at)
-      VALUES (@id, @accountId, @gateway, @gatewayEventId, @type, @chargeId, @payload, @createdAt)`);
+    this.insertStmt = db.prepare(`INSERT OR IGNORE INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified)
+      VALUES (@id, @accountId, @gateway, @gatewayEventId, @type, @chargeId, @payload, @createdAt, @verified)`);
     this.byGatewayIdStmt = db.prepare('SELECT * FROM webhook_events WHERE account_id = ? AND gateway = ? AND gateway_event_id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM webhook_events WHERE id = ? AND account_id = ?');
     this.chargeByExternalStmt = db.prepare('SELECT id, account_id FROM charges WHERE gateway = ? AND external_id = ? ORDER BY created_at DESC LIMIT 1');
@@ -38,7 +41,7 @@ export class WebhookEventsRepository {
 
   /** false when the event is there already (a duplicate): nothing is written. */
   insert(e: WebhookEventRecord): boolean {
-    return this.insertStmt.run(e).changes === 1;
+    return this.insertStmt.run({ ...e, verified: e.verified === null ? null : Number(e.verified) }).changes === 1;
   }
 
   findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): WebhookEventRecord | undefined {

@@ -75,7 +75,7 @@ export class WebhookProcessor {
       return { kind: 'ignored', reason: 'no account' };
     }
     const credentials = vault.reveal(accountId, gateway) ?? {};
-    await this.verify(gateway, webhook, request, credentials, accountId);
+    const verified = await this.verify(gateway, webhook, request, credentials, accountId);
 
     let result = first;
     let resource: unknown = null;
@@ -98,7 +98,7 @@ export class WebhookProcessor {
     const charge = store.webhookEvents.findCharge(gateway, result.externalId, result.reference);
     const chargeId = charge?.accountId === accountId ? charge.id : null;
     const event = buildEvent(`evt_${randomUUID().replace(/-/g, '')}`, gateway, nowIso(), chargeId, typed, gatewayEventId, body);
-    return this.record(event, accountId, gatewayEventId, typed);
+    return this.record(event, accountId, gatewayEventId, typed, verified);
   }
 
   private async normalize(gateway: GatewayId, req: WebhookRequest, resource: unknown, bindings: Record<string, unknown>): Promise<WebhookResult> {
@@ -111,7 +111,8 @@ export class WebhookProcessor {
     }
   }
 
-  private async verify(gateway: GatewayId, webhook: GatewayWebhook, req: WebhookRequest, credentials: Record<string, string>, accountId: string): Promise<void> {
+  /** true: the signature matched; false: accepted without validation (no secret stored). A failed check throws. */
+  private async verify(gateway: GatewayId, webhook: GatewayWebhook, req: WebhookRequest, credentials: Record<string, string>, accountId: string): Promise<boolean> {
     const verdict = await webhook.verify(req, {
       credentials, now: this.deps.now(), fetchJson: (url) => this.deps.http.getJson(url, JWKS_TIMEOUT_MS),
     });
@@ -123,16 +124,17 @@ export class WebhookProcessor {
     if (verdict.result === 'unconfigured') {
       this.listener?.(gateway, 'unverified');
       this.deps.log.warn({ gateway, accountId }, `webhook accepted without validation: no ${gateway} webhookSecret is stored for the account`);
-    } else {
-      this.listener?.(gateway, 'verified');
+      return false;
     }
+    this.listener?.(gateway, 'verified');
+    return true;
   }
 
   /**
    * Event, charge update and delivery in one transaction, under the charge's lock; then the first attempt, which
    * the gateway waits for. A concurrent copy of the same event that wrote first makes this one a duplicate.
    */
-  private async record(event: RouteGateEvent, accountId: string, gatewayEventId: string, result: WebhookResult & { type: RouteGateEventType }): Promise<ReceiveOutcome> {
+  private async record(event: RouteGateEvent, accountId: string, gatewayEventId: string, result: WebhookResult & { type: RouteGateEventType }, verified: boolean): Promise<ReceiveOutcome> {
     const { store } = this.deps.gatewayDeps;
     const chargeId = event.data.chargeId;
     const lock = chargeId ? await this.deps.charges.locks.acquire(chargeId, this.deps.now() + LOCK_WAIT_MS) : undefined;
@@ -144,7 +146,7 @@ export class WebhookProcessor {
     try {
       store.db.transaction(() => {
         inserted = store.webhookEvents.insert({
-          id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt,
+          id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt, verified,
         });
         if (!inserted) return;
         if (chargeId) {

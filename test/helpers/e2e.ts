@@ -85,3 +85,15 @@ export const DECLINES: Array<[string, string]> = [
   ['4000000000000127', 'incorrect_cvc'],
   ['4000000000000119', 'processing_error'],
 ];
+
+/**
+ * Polls `probe` until it returns something (gateways notify asynchronously, after the call that changed a charge
+ * has answered). No deadline of its own: the test's timeout ends a wait for something that never comes.
+ */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>): Promise<T> {
+  for (;;) {
+    const found = await probe();
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -56,4 +57,15 @@ export async function startReceiver(): Promise<Receiver> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * X-RG-Signature checked as a merchant would, with nothing but node:crypto: some v1 is the hex HMAC-SHA256 of
+ * "<t>.<raw body>" keyed with the whole whsec_ secret.
+ */
+export function rgSignatureValid(header: unknown, rawBody: string, secret: string): boolean {
+  const t = /(?:^|,)t=(\d+)/.exec(String(header ?? ''))?.[1];
+  if (!t) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
+  return [...String(header).matchAll(/v1=([0-9a-f]{64})/g)].some((m) => m[1] === expected);
 }

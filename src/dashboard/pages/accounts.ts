@@ -15,7 +15,7 @@ export const accounts: DashboardPage = {
   nav: { label: 'Accounts', path: '/dashboard/accounts', audience: 'operator' },
   routes(app: FastifyInstance, deps: DashboardDeps) {
     const service = new AccountService(deps.store);
-    const inviteUrl = (token: string) => `${deps.publicUrl}/dashboard/invite?token=${encodeURIComponent(token)}`;
+    const inviteUrl = (token: string) => `${deps.publicUrl()}/dashboard/invite?token=${encodeURIComponent(token)}`;
 
     const page = (request: FastifyRequest, reply: FastifyReply, o: { q?: string; values?: NewAccountBody; errors?: FormErrors; notice?: Html; status?: number }) => {
       const csrf = deps.csrf(reply);

@@ -9,9 +9,8 @@ import { credentials } from './credentials';
 import { settings } from './settings';
 import { charges } from './charges';
 import { chargeDetail } from './charge-detail';
+import { events } from './events';
+import { coproducers } from './coproducers';
 
-/**
- * Every dashboard page, in navigation order. A page is one module: the events page (with webhooks) and the
- * coproducers page (with splits) are each a new file here and one line in this list.
- */
-export const PAGES: DashboardPage[] = [signIn, password, invitation, accounts, overview, charges, chargeDetail, apiKey, credentials, settings];
+/** Every dashboard page, in navigation order. A page is one module: a new page is a new file here and one entry in this list. */
+export const PAGES: DashboardPage[] = [signIn, password, invitation, accounts, overview, charges, chargeDetail, events, coproducers, apiKey, credentials, settings];

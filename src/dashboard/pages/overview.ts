@@ -15,7 +15,7 @@ export const overview: DashboardPage = {
     app.get('/overview', { config: { audience: 'owner' } }, async (request, reply) => {
       const account = ownAccount(request);
       const settings = deps.store.accounts.settings(account.id);
-      const urls = webhookUrls(deps.publicUrl, account.webhookToken);
+      const urls = webhookUrls(deps.publicUrl(), account.webhookToken);
       const configured = new Set(deps.vault.list(account.id).map((c) => c.gateway));
       const key = deps.store.apiKeys.live(account.id);
       const since = new Date(clock.now() - 30 * 86_400_000).toISOString().slice(0, 10);

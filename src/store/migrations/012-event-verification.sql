@@ -1,0 +1,4 @@
+-- Whether the gateway's signature was checked for each stored event: 1 verified, 0 accepted without validation
+-- (no webhookSecret stored for that gateway, as SPEC allows with a warning). Events stored before this column
+-- existed are NULL: not known.
+ALTER TABLE webhook_events ADD COLUMN verified INTEGER;
