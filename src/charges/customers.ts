@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { AccountRow, SettingsRow } from '../store/accounts';
 import type { CustomerRecord } from '../store/customers';
-import { nowIso } from '../store/db';
 import { ADAPTERS } from '../gateways/registry';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import { rgError } from '../errors';
 import { callContext, type GatewayDeps } from './orchestrator';
 import { toPublicError } from './outcomes';
 import type { PayerAddress } from '../gateways/types';
+import { createCustomerAt, newCustomerId } from './customer-registration';
 
 export interface CustomerInput {
   gateway?: string; name: string; email: string; document: string; phone?: string; address?: PayerAddress; metadata?: Record<string, string>;
@@ -35,22 +34,15 @@ export class CustomerService {
     if (adapter.capabilities.customer === 'unsupported') {
       throw rgError('CUSTOMERS_UNSUPPORTED', { gateway }, { gateway });
     }
-    const id = `cus_rg_${randomUUID().replace(/-/g, '')}`;
+    const id = newCustomerId();
     const ctx = callContext(this.deps, account.id, gateway, id, `${id}-create`);
     if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
-    let outcome;
     try {
-      outcome = await adapter.createCustomer(ctx, {
+      return await createCustomerAt(this.deps.store, adapter, ctx, account.id, {
         name: input.name, email: input.email, document: input.document, phone: input.phone, address: input.address, metadata: input.metadata,
-      });
+      }, id);
     } catch (err) {
       throw toPublicError(err, gateway);
     }
-    const customer: CustomerRecord = {
-      id, accountId: account.id, gateway, externalId: outcome.normalized.externalId, name: input.name, email: input.email,
-      document: input.document, phone: input.phone ?? null, address: input.address ?? null, metadata: input.metadata ?? null, createdAt: nowIso(),
-    };
-    this.deps.store.customers.insert(customer);
-    return { customer, raw: outcome.raw };
   }
 }

@@ -20,12 +20,14 @@ export class CustomersRepository {
   private readonly byExternalStmt;
   private readonly byIdStmt;
   private readonly listStmt;
+  private readonly byDocumentStmt;
 
   constructor(db: DB) {
     this.insertStmt = db.prepare(`INSERT INTO customers (id, account_id, gateway, external_id, name, email, document, phone, address, metadata, created_at)
       VALUES (@id, @accountId, @gateway, @externalId, @name, @email, @document, @phone, @address, @metadata, @createdAt)`);
     this.byExternalStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND external_id = ? LIMIT 1');
     this.byIdStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND id = ?');
+    this.byDocumentStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? AND gateway = ? AND document = ? ORDER BY created_at DESC, id DESC LIMIT 1');
     this.listStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
   }
 
@@ -36,6 +38,11 @@ export class CustomersRepository {
   /** The customer RouteGate created under this gateway id, if it did. */
   byExternalId(accountId: string, externalId: string): CustomerRecord | undefined {
     return fromRow(this.byExternalStmt.get(accountId, externalId) as Record<string, string> | undefined);
+  }
+
+  /** The newest customer RouteGate created at this gateway for this document (a charge's inline payer reuses it). */
+  byDocument(accountId: string, gateway: string, document: string): CustomerRecord | undefined {
+    return fromRow(this.byDocumentStmt.get(accountId, gateway, document) as Record<string, string> | undefined);
   }
 
   /** The account's customer by RouteGate's id (cus_rg_...) or by the gateway's id. */
