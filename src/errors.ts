@@ -160,13 +160,14 @@ export const ERRORS = {
   SPLIT_OPTION_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot apply {option} to a split recipient' },
   CUSTOMER_ID_REQUIRED: {
     code: 'GATEWAY_UNSUPPORTED_OPERATION',
-    message: '{gateway} needs a customer on every charge: create one with POST /api/v1/customers (gateway {gateway}) and send its externalId as customerId',
+    message: '{gateway} needs a customer on every charge: send customer with name, email and document (RouteGate registers it at {gateway}), or create one with POST /api/v1/customers (gateway {gateway}) and send its externalId as customerId',
   },
   CUSTOMER_REQUIRED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} needs the buyer on every charge: send customer (name, email, document)' },
   // An adapter's ChargeRequirement: `why` is the gateway's rule, as the adapter states it
   RAW_CARD_NOT_ACCEPTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} {why}: {field} is missing' },
   AUTHENTICATION_REQUIRED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} {why}: {field} is missing' },
   MISSING_PAYER_DATA: { code: 'VALIDATION_ERROR', message: '{gateway} {why}: {field} is missing' },
+  CUSTOMER_REGISTRATION_FAILED: { code: 'inherit', message: 'registering the payer as a customer at {gateway} failed, so nothing was charged there: {reason}' },
   NO_FALLBACK: { code: 'inherit', message: '{reason}; no fallback could take the charge: {others}' },
 
   // Creating a charge (src/charges/orchestrator.ts)

@@ -21,6 +21,7 @@ import { isAmbiguous, settleAmbiguousCreate } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
 import { wireContext } from './wire-context';
 import { appliedSplit } from '../splits/resolve';
+import { customerFor } from './customer-registration';
 
 export interface GatewayDeps {
   store: Store;
@@ -153,6 +154,8 @@ export class ChargeService {
     let unknown: { gateway: GatewayId; reason: string } | undefined;
     let deadlinePassed = false;
     const tried: GatewayId[] = [];
+    /** The customer each gateway's create was sent with, where RouteGate registered (or reused) the payer. */
+    const customerIds = new Map<GatewayId, string>();
 
     for (const step of plan.attempts) {
       const seq = store.charges.nextSeq(charge.id);
@@ -182,15 +185,31 @@ export class ChargeService {
       const adapter = ADAPTERS[step.gateway];
       const ctx = gatewayContext(this.deps, charge.accountId, step.gateway, step.credentials!, charge.id, key, deadline);
       const started = performance.now();
+      let sent = step.charge;
+      if (step.registerPayer) {
+        // Before the create: a failure here charged nothing, so the fallback rule applies as to a refused call.
+        const registered = await this.registerPayer(step, ctx, charge.accountId, key);
+        if ('failure' in registered) {
+          const record = failureAttempt(base, registered.failure, started, 'failed');
+          record.message = registered.error.message.slice(0, 500);
+          pending.push(() => store.charges.finishAttempt(charge.id, record));
+          lastFailure = { err: registered.error, gateway: step.gateway };
+          const f = registered.failure instanceof GatewayFailure ? registered.failure : undefined;
+          if (f && FALLBACK_ON[f.kind]) continue;
+          break;
+        }
+        sent = { ...step.charge, customerId: registered.customerId };
+        customerIds.set(step.gateway, registered.customerId);
+      }
       try {
-        const outcome = await adapter.createCharge(ctx, step.charge);
+        const outcome = await adapter.createCharge(ctx, sent);
         pending.push(() => store.charges.finishAttempt(charge.id, { ...base, outcome: 'success', durationMs: performance.now() - started }));
         won = { outcome, gateway: step.gateway };
         break;
       } catch (err) {
         let failure: unknown = err;
         if (isAmbiguous(err)) {
-          const settled = await settleAmbiguousCreate(adapter, ctx, step.charge);
+          const settled = await settleAmbiguousCreate(adapter, ctx, sent);
           if (settled.kind === 'charged') {
             const message = `${err.message}; settled by ${settled.via} at ${step.gateway}`;
             pending.push(() => store.charges.finishAttempt(charge.id, { ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started }));
@@ -228,6 +247,10 @@ export class ChargeService {
     }
 
     const outcome = this.conclude(charge, plan, { won, unknown, lastFailure, firstSkip, deadlinePassed, tried });
+    // The charge names the customer it was made with at the gateway that holds it.
+    const holder = won?.gateway ?? unknown?.gateway ?? (lastFailure?.decline ? lastFailure.gateway : undefined);
+    const customerId = holder ? customerIds.get(holder) : undefined;
+    if (customerId) outcome.patch.customerId = customerId;
     const writes = pending;
     await store.commit(() => {
       for (const w of writes) w();
@@ -235,6 +258,22 @@ export class ChargeService {
       if (outcome.patch.status === 'processing') store.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
     });
     return { charge: store.charges.getById(charge.id)!, raw: won?.outcome.raw, error: outcome.error };
+  }
+
+  /**
+   * The customerId a planned attempt's payer is charged as (src/charges/customer-registration.ts), or why it could
+   * not be registered. The create is keyed by the attempt's own idempotency key, so it is never made twice for it.
+   */
+  private async registerPayer(
+    step: PlannedAttempt, ctx: CallContext, accountId: string, attemptKey: string,
+  ): Promise<{ customerId: string } | { failure: unknown; error: RouteGateError }> {
+    try {
+      const { customer } = await customerFor(this.deps.store, ADAPTERS[step.gateway], { ...ctx, idempotencyKey: `${attemptKey}-customer` }, accountId, step.registerPayer!);
+      return { customerId: customer.externalId };
+    } catch (failure) {
+      const refused = toPublicError(failure, step.gateway);
+      return { failure, error: refused.extend('CUSTOMER_REGISTRATION_FAILED', { gateway: step.gateway }) };
+    }
   }
 
   /** The charge's final columns and the public answer, from how the attempts went. */

@@ -7,6 +7,7 @@ import type { ChargeRequirement, NormalizedCharge } from '../gateways/types';
 import { rgError, type ErrorExtra, type ErrorParams, type RouteGateError } from '../errors';
 import type { SkipReason } from './outcomes';
 import { knownPayer } from './payer';
+import { registrablePayer, type RegistrablePayer } from './customer-registration';
 import { unmetRequirement } from './requirements';
 import { prepareSplit } from '../splits/prepare';
 import { resolveSplitFor, withOwnRecipient, type SplitResolution } from '../splits/resolve';
@@ -19,6 +20,12 @@ export interface PlannedAttempt {
   skip?: { reason: SkipReason; message: string; error: RouteGateError };
   /** The gateway credentials, read once when the charge was routed: later changes affect later requests only. */
   credentials?: Record<string, string>;
+  /**
+   * The gateway charges registered customers only and the charge names none there: the payer (the inline customer,
+   * else the stored one) is registered (or RouteGate's earlier customer for the document reused) when this attempt
+   * runs, and the charge sent with that customerId.
+   */
+  registerPayer?: RegistrablePayer;
 }
 
 /** An adapter's unmet ChargeRequirement, as the public error it answers with. */
@@ -91,8 +98,11 @@ export function planAttempts(
       if ('skip' in r) return skip(r.skip.reason, r.skip.error);
       resolution = r;
     }
+    let registerPayer: RegistrablePayer | undefined;
     if (typeof capability === 'object' && capability.needs === 'customerId' && !charge.customerId) {
-      return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('CUSTOMER_ID_REQUIRED', { gateway }, extra));
+      // Registered when the attempt runs (src/charges/orchestrator.ts), if the payer has what a customer needs.
+      registerPayer = adapter.capabilities.customer === 'unsupported' ? undefined : registrablePayer(charge.customer);
+      if (!registerPayer) return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('CUSTOMER_ID_REQUIRED', { gateway }, extra));
     }
     if (typeof capability === 'object' && capability.needs === 'customer' && !charge.customer) {
       return skip('GATEWAY_UNSUPPORTED_OPERATION', rgError('CUSTOMER_REQUIRED', { gateway }, extra));
@@ -106,7 +116,7 @@ export function planAttempts(
       if ('skip' in own) return skip(own.skip.reason, own.skip.error);
       charge.resolvedSplit = own.split;
     }
-    return { gateway, charge, credentials };
+    return registerPayer ? { gateway, charge, credentials, registerPayer } : { gateway, charge, credentials };
   });
   return { first, attempts };
 }
