@@ -37,10 +37,6 @@ const REFUSED: Partial<Record<`${string}/${GatewayId}/${PairMethod}`, string>> =
   'mercadopago/pagarme/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
   'mercadopago/asaas/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
   'mercadopago/pagbank/card': 'a Mercado Pago card is always a Mercado Pago card token (POST /v1/card_tokens), which only Mercado Pago can charge',
-  // Asaas charges only a customer registered with it first; the Orders API has no customer resource to register one.
-  'pagbank/asaas/card': 'Asaas needs a customer it registered on every payment, and PagBank\'s Orders API has no customer resource',
-  'pagbank/asaas/pix': 'Asaas needs a customer it registered on every payment, and PagBank\'s Orders API has no customer resource',
-  'pagbank/asaas/boleto': 'Asaas needs a customer it registered on every payment, and PagBank\'s Orders API has no customer resource',
 };
 
 let e2e: E2E;
