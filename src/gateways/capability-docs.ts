@@ -12,7 +12,8 @@ const label = (s: string) => s.replace('_', ' ');
 function cell(c: Capability): string {
   if (c === 'supported') return 'yes';
   if (c === 'unsupported') return '**no**';
-  return c.needs === 'customerId' ? 'yes, needs `customerId`' : 'yes, needs `customer` inline';
+  // needs customerId: an inline customer with name, email and document is registered there first (src/charges/customer-registration.ts)
+  return c.needs === 'customerId' ? 'yes, needs `customerId` or `customer` (name, email, document: registered first)' : 'yes, needs `customer` inline';
 }
 
 function chargeCell(gateway: (typeof GATEWAYS)[number], method: PaymentMethod): string {
