@@ -88,7 +88,8 @@ test('operator creates an account; its owner generates keys, stores credentials,
   const first = (await owner.textContent('#new-key'))!.trim();
   assert.match(first, /^tk_[A-Za-z0-9]{40}$/);
   await owner.click('button.copy[data-copy="new-key"]');
-  assert.equal(await owner.getAttribute('button.copy[data-copy="new-key"]', 'data-copied'), 'true');
+  // The clipboard answers asynchronously: wait for the button to say it copied.
+  await owner.waitForSelector('button.copy[data-copy="new-key"][data-copied="true"]', { timeout: 10_000 });
   await shot(owner, 'api-key');
   assert.equal((await apiStatus(first)).status, 200);
   await submit(owner, 'button:has-text("Generate new key")');

@@ -13,7 +13,8 @@ document.addEventListener('click', function (event) {
     button.setAttribute('data-copied', 'true');
   };
   if (navigator.clipboard && window.isSecureContext) {
-    navigator.clipboard.writeText(text).then(done, function () { selectText(source); });
+    // Refused (no permission, page not focused): the same fallback as plain http.
+    navigator.clipboard.writeText(text).then(done, function () { selectText(source); done(); });
   } else {
     selectText(source);
     done();
