@@ -146,9 +146,7 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   call.errorContext.chargeId = before.id;
   const amount = readAmount(native, route.amount, nativeAmountUnit(s.deps, call.gateway, call.surface));
   // One native route for void and refund: the charge's state picks (ChargeService re-checks it under the lock).
-  const operation = route.operation === 'cancelOrRefund' ? cancelOrRefund(before, amount)
-    : route.operation === 'cancel' && route.refundsWhenCaptured && before.status === 'approved' && before.captured !== false ? 'refund'
-      : route.operation;
+  const operation = route.operation === 'cancelOrRefund' ? cancelOrRefund(before, amount) : route.operation;
   const result = operation === 'retrieve' ? await s.charges.refresh(accountId, before.id)
     : operation === 'capture' ? await s.charges.capture(accountId, before.id, amount)
       : operation === 'cancel' ? await s.charges.cancel(accountId, before.id)

@@ -52,12 +52,6 @@ export interface CompatRoute {
    * the first route whose `when` accepts the request is used.
    */
   when?(request: NativeRequest): boolean;
-  /**
-   * On a `cancel` route: a captured charge is refunded instead (with `amount`, or in full), as on APIs where one
-   * route voids, cancels and refunds by the charge's state (a POST /charges/{id}/cancel). The answer is then
-   * the surface's `refund` shaping.
-   */
-  refundsWhenCaptured?: boolean;
 }
 
 /** A charge as the shaping functions get it. */

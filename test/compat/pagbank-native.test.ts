@@ -174,6 +174,10 @@ test('on another gateway the same calls work with RouteGate\'s id: capture, part
   const ledger = (await e2e.control.ledger('pagarme')).find((l) => l.refundedAmount === 1999 && l.amount === 5000);
   assert.ok(ledger, 'Pagar.me refunded 1999 cents');
   const held = await post(key, '/orders', cardOrder('4242424242424242', 3000, false));
+  // Part of an uncaptured pre-authorization: refused, never voided whole (the whole hold would be released).
+  const partialVoid = await post(key, `/charges/${held.body.id}/cancel`, { amount: { value: 1000 } });
+  assert.ok(partialVoid.status >= 400 && partialVoid.status < 500, partialVoid.text);
+  assert.equal((await get(key, `/charges/${held.body.id}`)).body.status, 'AUTHORIZED', 'the hold is untouched');
   const voided = await post(key, `/charges/${held.body.id}/cancel`, { amount: { value: 3000 } });
   assert.equal(voided.status, 201, voided.text);
   assert.deepEqual([voided.body.status, voided.body.amount.summary.refunded], ['CANCELED', 0], 'a void, not a refund');

@@ -38,8 +38,8 @@ export const pagbankCompat: CompatSurface = {
     { method: 'GET', path: '/charges/:id', operation: 'retrieve', id: ['param:id'] },
     { method: 'POST', path: '/charges/:id/capture', operation: 'capture', id: ['param:id'], amount: ['body:amount.value'] },
     // One PagBank route voids a pre-authorization, cancels a waiting boleto and refunds (all or part of) a paid
-    // charge; which one is decided by the charge's state (refundsWhenCaptured).
-    { method: 'POST', path: '/charges/:id/cancel', operation: 'cancel', refundsWhenCaptured: true, id: ['param:id'], amount: ['body:amount.value'] },
+    // charge; which one is decided by the charge's state, as Pagar.me's DELETE /charges/{id} (cancelOrRefund).
+    { method: 'POST', path: '/charges/:id/cancel', operation: 'cancelOrRefund', id: ['param:id'], amount: ['body:amount.value'] },
   ],
   prefixes: ['/orders', '/charges'],
   createStatus: 201,
