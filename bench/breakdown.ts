@@ -24,13 +24,13 @@ async function measure(variant: Variant): Promise<void> {
     } as typeof evaluate;
   }
   if (variant === 'no-store-writes' || variant === 'neither') {
-    ChargesRepository.prototype.insert = () => undefined;
-    ChargesRepository.prototype.update = () => undefined;
-    ChargesRepository.prototype.addAttempt = () => undefined;
-    ChargesRepository.prototype.finishAttempt = () => undefined;
+    ChargesRepository.prototype.insert = async () => undefined;
+    ChargesRepository.prototype.update = async () => undefined;
+    ChargesRepository.prototype.addAttempt = async () => undefined;
+    ChargesRepository.prototype.finishAttempt = async () => undefined;
   }
   const e2e = await startE2E({ ROUTEGATE_LOG_LEVEL: 'warn' });
-  const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+  const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
   const body = JSON.stringify({
     paymentMethod: 'credit_card', amount: 1999, customer: { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909' },
     creditCard: { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123' },

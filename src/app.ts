@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config';
-import { openStore, type Store } from './store';
+import type { Store } from './store';
+import { openStore } from './store/open';
 import { CredentialVault } from './accounts/credential-vault';
 import { accountRoutes } from './accounts/routes';
 import { installAuth } from './auth/plugin';
@@ -75,12 +76,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Mappings compile before anything opens: a broken file stops start-up naming it.
   const mappings = loadMappings(config.mappingsDir);
   assertShippedMappings(config.mappingsDir, mappings);
-  const store = opts.store ?? openStore(config.dbPath);
+  const store = opts.store ?? await openStore(config);
   const vault = new CredentialVault(store, config.masterKey);
   try {
-    vault.verifyMasterKey();
+    await vault.verifyMasterKey();
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
   for (const w of config.warnings) app.log.warn(w);
@@ -122,7 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await worker.stop();
     await http.close();
     await safeHttp.close();
-    store.close();
+    await store.close();
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

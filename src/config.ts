@@ -11,6 +11,8 @@ export interface Config {
   port: number;
   host: string;
   dbPath: string;
+  /** postgres://... switches the store to PostgreSQL (several processes); unset: the SQLite file at dbPath. */
+  databaseUrl?: string;
   publicUrl: string;
   masterKey: Buffer;
   masterKeySource: 'env' | 'file';
@@ -118,6 +120,10 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
   const dbPath = env.ROUTEGATE_DB?.trim() || './data/routegate.db';
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/database); leave it unset for the embedded SQLite file (ROUTEGATE_DB)');
+  }
   const publicUrl = httpUrl('ROUTEGATE_PUBLIC_URL', env.ROUTEGATE_PUBLIC_URL?.trim() || `http://localhost:${port}`);
   const rateLimit = integer(env, 'ROUTEGATE_RATE_LIMIT', 100, 1, 10_000_000);
   const gatewayTimeoutMs = integer(env, 'ROUTEGATE_GATEWAY_TIMEOUT_MS', 30_000, 1, 600_000);
@@ -149,7 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
   const sessionKey = env.ROUTEGATE_SESSION_SECRET?.trim() ? parseMasterKey(env.ROUTEGATE_SESSION_SECRET, 'ROUTEGATE_SESSION_SECRET') : deriveSessionKey(key.key);
   const sessionTtlMs = integer(env, 'ROUTEGATE_SESSION_HOURS', 8, 1, 720) * 3_600_000;
   return {
-    port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
+    port, host, dbPath, databaseUrl, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
     gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
     wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, admin, sessionKey, sessionTtlMs, warnings,
   };

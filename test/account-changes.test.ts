@@ -26,7 +26,7 @@ const DOCUMENTED: Record<number, string[]> = {
 };
 
 test('charges, refunds and reads stay correct while credentials, settings, keys and activation change', async (t) => {
-  let apiKey = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+  let apiKey = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
   const me = await e2e.call('GET', '/api/v1/clients/me', { key: apiKey });
   const accountId = me.body.data.id as string;
   const accounts = new AccountService(e2e.sandbox.app.store);
@@ -96,11 +96,11 @@ test('charges, refunds and reads stay correct while credentials, settings, keys 
         ? { primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], responseFormat: 'normalized' }
         : { primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'], responseFormat: 'full' };
       check('settings', await e2e.call('PATCH', '/api/v1/clients/settings', { key, body: settings }));
-      if (round % 3 === 0) apiKey = accounts.rotateKey(accountId)!.apiKey;
+      if (round % 3 === 0) apiKey = (await accounts.rotateKey(accountId))!.apiKey;
       if (round % 4 === 0) {
-        accounts.setActive(accountId, false);
+        await accounts.setActive(accountId, false);
         await new Promise((r) => setTimeout(r, 5));
-        accounts.setActive(accountId, true);
+        await accounts.setActive(accountId, true);
       }
     }
   };
@@ -114,7 +114,7 @@ test('charges, refunds and reads stay correct while credentials, settings, keys 
   const ledger = await e2e.control.ledger();
   const store = e2e.sandbox.app.store;
   for (const id of created) {
-    const charge = store.charges.getById(id)!;
+    const charge = (await store.charges.getById(id))!;
     const atGateway = ledger.filter((entry) => entry.reference === id);
     assert.equal(atGateway.length, 1, `${id}: one charge at the gateways`);
     assert.equal(atGateway[0].gateway, charge.gateway, `${id}: stored at the gateway that holds it`);

@@ -13,14 +13,14 @@ test('a request without x-api-key gets 401 MISSING_API_KEY', async () => {
 });
 
 test('unknown, malformed and mistyped keys get 401 INVALID_API_KEY', async () => {
-  const { apiKey } = svc.createAccount();
+  const { apiKey } = await svc.createAccount();
   for (const key of ['tk_' + 'x'.repeat(40), 'not-a-key', 'tk_short', apiKey.slice(0, -1) + (apiKey.endsWith('a') ? 'b' : 'a')]) {
     expectError(await svc.call('GET', '/api/v1/clients/me', { key }), 'INVALID_API_KEY', 401);
   }
 });
 
 test('a valid key reaches the account', async () => {
-  const { id, apiKey } = svc.createAccount('Padaria Central', 'contato@padaria.com.br');
+  const { id, apiKey } = await svc.createAccount('Padaria Central', 'contato@padaria.com.br');
   const res = await svc.call('GET', '/api/v1/clients/me', { key: apiKey });
   assert.equal(res.status, 200);
   assert.equal(res.body.success, true);
@@ -42,31 +42,31 @@ test('a valid key reaches the account', async () => {
   assert.equal(res.body.data.apiKey, undefined, 'the key is never returned');
 });
 
-test('keys are tk_ followed by at least 32 base62 characters and differ every time', () => {
-  const a = svc.createAccount().apiKey;
-  const b = svc.createAccount().apiKey;
+test('keys are tk_ followed by at least 32 base62 characters and differ every time', async () => {
+  const a = (await svc.createAccount()).apiKey;
+  const b = (await svc.createAccount()).apiKey;
   assert.match(a, /^tk_[A-Za-z0-9]{32,}$/);
   assert.notEqual(a, b);
 });
 
 test('rotating a key revokes the previous one at once', async () => {
-  const { id, apiKey: oldKey } = svc.createAccount();
-  const rotated = svc.accounts.rotateKey(id)!;
+  const { id, apiKey: oldKey } = await svc.createAccount();
+  const rotated = (await svc.accounts.rotateKey(id))!;
   assert.notEqual(rotated.apiKey, oldKey);
   expectError(await svc.call('GET', '/api/v1/clients/me', { key: oldKey }), 'INVALID_API_KEY', 401);
   assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: rotated.apiKey })).status, 200);
 });
 
 test('a deactivated account gets 403 CLIENT_INACTIVE until it is activated again', async () => {
-  const { id, apiKey } = svc.createAccount();
-  svc.accounts.setActive(id, false);
+  const { id, apiKey } = await svc.createAccount();
+  await svc.accounts.setActive(id, false);
   expectError(await svc.call('GET', '/api/v1/clients/me', { key: apiKey }), 'CLIENT_INACTIVE', 403);
-  svc.accounts.setActive(id, true);
+  await svc.accounts.setActive(id, true);
   assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: apiKey })).status, 200);
 });
 
 test('a key in the query string is refused with 400 and never written to the log', async () => {
-  const { apiKey } = svc.createAccount();
+  const { apiKey } = await svc.createAccount();
   for (const param of ['api_key', 'x-api-key']) {
     const res = await svc.call('GET', `/api/v1/clients/me?${param}=${apiKey}`);
     expectError(res, 'VALIDATION_ERROR', 400);
@@ -78,9 +78,9 @@ test('a key in the query string is refused with 400 and never written to the log
   assert.ok(!logs.includes(apiKey), 'the key never appears in a log line');
 });
 
-test('only the SHA-256 of a key is stored', () => {
-  const { apiKey } = svc.createAccount();
-  const rows = svc.app.store.db.prepare('SELECT key_hash, key_hint FROM api_keys').all() as Array<{ key_hash: string; key_hint: string }>;
+test('only the SHA-256 of a key is stored', async () => {
+  const { apiKey } = await svc.createAccount();
+  const rows = (await svc.app.store.query('SELECT key_hash, key_hint FROM api_keys')) as Array<{ key_hash: string; key_hint: string }>;
   assert.ok(rows.every((r) => /^[0-9a-f]{64}$/.test(r.key_hash)));
   assert.ok(rows.every((r) => !r.key_hint.includes(apiKey.slice(3, 20))));
 });

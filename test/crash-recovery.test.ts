@@ -7,7 +7,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { startEmulators, type EmulatorServer } from '../src/sandbox/emulators';
 import { EmulatorControlClient } from '../src/sandbox/control-client';
-import { openStore } from '../src/store';
+import { openSqliteStore as openStore } from '../src/store';
 import { AccountService } from '../src/accounts/service';
 import { CredentialVault } from '../src/accounts/credential-vault';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
@@ -75,11 +75,11 @@ test('SIGKILL during 200 concurrent charges: after a restart every charge is set
   // The account is made in the database file before the service starts, as the CLI would.
   const setup = openStore(dbPath);
   const vault = new CredentialVault(setup, Buffer.from(MASTER_KEY, 'hex'));
-  vault.verifyMasterKey();
-  const { id: accountId, apiKey } = new AccountService(setup).create('Loja Crash', 'crash@example.com');
-  vault.save(accountId, 'pagarme', SANDBOX_CREDENTIALS.pagarme);
-  setup.accounts.saveSettings(accountId, { ...setup.accounts.settings(accountId), primaryGateway: 'pagarme', gatewayFallbacks: [] });
-  setup.close();
+  await vault.verifyMasterKey();
+  const { id: accountId, apiKey } = await new AccountService(setup).create('Loja Crash', 'crash@example.com');
+  await vault.save(accountId, 'pagarme', SANDBOX_CREDENTIALS.pagarme);
+  await setup.accounts.saveSettings(accountId, { ...(await setup.accounts.settings(accountId)), primaryGateway: 'pagarme', gatewayFallbacks: [] });
+  await setup.close();
 
   child = startRouteGate(env);
   await waitForHealth(url);
@@ -103,7 +103,7 @@ test('SIGKILL during 200 concurrent charges: after a restart every charge is set
   await control.clearFaults();
   const before = openStore(dbPath);
   const leftProcessing = before.db.prepare("SELECT id FROM charges WHERE status = 'processing'").pluck().all() as string[];
-  before.close();
+  await before.close();
   assert.ok(leftProcessing.length > 0, 'the crash left charges processing');
 
   child = startRouteGate(env);
@@ -150,7 +150,7 @@ test('SIGKILL during 200 concurrent charges: after a restart every charge is set
     const chargedKeys = after.map((e) => keysOf.get(e.reference ?? ""));
     assert.equal(new Set(chargedKeys).size, after.length, 'no Idempotency-Key was charged twice');
   } finally {
-    store.close();
+    await store.close();
     child.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }

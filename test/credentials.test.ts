@@ -1,3 +1,4 @@
+import type { SqliteStore } from '../src/store';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -9,7 +10,7 @@ let svc: Service;
 let key: string;
 before(async () => {
   svc = await startService();
-  key = svc.createAccount().apiKey;
+  key = (await svc.createAccount()).apiKey;
 });
 after(() => svc.close());
 
@@ -37,7 +38,7 @@ test('credentials are stored per gateway and listed masked only', async () => {
 });
 
 test('the raw SQLite files contain none of the stored secrets', async () => {
-  svc.app.store.db.pragma('wal_checkpoint(TRUNCATE)');
+  (svc.app.store as SqliteStore).db.pragma('wal_checkpoint(TRUNCATE)');
   const files = [svc.dbPath, `${svc.dbPath}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f));
   for (const creds of Object.values(SECRETS)) {
     for (const secret of Object.values(creds)) {
@@ -81,7 +82,7 @@ test('pagbank webhookSecret is optional', async () => {
 });
 
 test('deleting credentials removes them; deleting again is 404', async () => {
-  const other = svc.createAccount().apiKey;
+  const other = (await svc.createAccount()).apiKey;
   await svc.call('POST', '/api/v1/credentials', { key: other, body: { gateway: 'asaas', credentials: SECRETS.asaas } });
   assert.equal((await svc.call('DELETE', '/api/v1/credentials/gateway_3', { key: other })).status, 200);
   assert.deepEqual((await svc.call('GET', '/api/v1/credentials', { key: other })).body.data, []);
@@ -89,15 +90,15 @@ test('deleting credentials removes them; deleting again is 404', async () => {
 });
 
 test('one account never sees another account\'s credentials', async () => {
-  const other = svc.createAccount().apiKey;
+  const other = (await svc.createAccount()).apiKey;
   assert.deepEqual((await svc.call('GET', '/api/v1/credentials', { key: other })).body.data, []);
 });
 
 test('decrypted credentials round-trip and a wrong master key stops start-up with a clear error', async () => {
-  const account = svc.createAccount();
+  const account = await svc.createAccount();
   await svc.call('POST', '/api/v1/credentials', { key: account.apiKey, body: { gateway: 'stripe', credentials: SECRETS.stripe } });
   const { CredentialVault } = await import('../src/accounts/credential-vault');
-  assert.deepEqual(new CredentialVault(svc.app.store, svc.config.masterKey).reveal(account.id, 'stripe'), SECRETS.stripe);
+  assert.deepEqual(await new CredentialVault(svc.app.store, svc.config.masterKey).reveal(account.id, 'stripe'), SECRETS.stripe);
   const wrong = loadConfig({ ROUTEGATE_DB: svc.dbPath, ROUTEGATE_MASTER_KEY: 'b'.repeat(64) });
   await assert.rejects(buildApp({ config: wrong }), /ROUTEGATE_MASTER_KEY does not match/);
 });
@@ -105,7 +106,7 @@ test('decrypted credentials round-trip and a wrong master key stops start-up wit
 test('no credential value reaches a log line, even at debug level', async () => {
   const dbg = await startService({ ROUTEGATE_LOG_LEVEL: 'trace' });
   try {
-    const k = dbg.createAccount().apiKey;
+    const k = (await dbg.createAccount()).apiKey;
     for (const [gateway, credentials] of Object.entries(SECRETS)) {
       await dbg.call('POST', '/api/v1/credentials', { key: k, body: { gateway, credentials } });
     }

@@ -77,7 +77,7 @@ test('operator creates an account; its owner generates keys, stores credentials,
   await op.evaluate(`document.querySelector('form[action="/dashboard/accounts"] input[name=_csrf]').remove()`);
   await submit(op, 'form[action="/dashboard/accounts"] button[type=submit]');
   assert.match((await op.textContent('main'))!, /not sent from a current dashboard page/);
-  assert.ok(!e2e.sandbox.app.store.accounts.list().some((a) => a.email === 'notoken@browser.example.com'), 'nothing was created');
+  assert.ok(!(await e2e.sandbox.app.store.accounts.list()).some((a) => a.email === 'notoken@browser.example.com'), 'nothing was created');
 
   // The owner signs in (another browser) and generates a key: shown once, and it works against the API.
   const ownerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -181,7 +181,7 @@ test('operator creates an account; its owner generates keys, stores credentials,
 
   // The overview: webhook URL per gateway, and F's two charges in the 30-day chart.
   await submit(owner, 'nav >> text=Overview');
-  const account = e2e.sandbox.app.store.accounts.get(accountId)!;
+  const account = (await e2e.sandbox.app.store.accounts.get(accountId))!;
   for (const g of GATEWAYS) assert.equal((await owner.textContent(`#wh-${g.id}`))?.trim(), `${e2e.sandbox.app.config.publicUrl}/api/v1/webhooks/${g.id}/${account.webhookToken}`);
   assert.equal((await owner.textContent(`table.legend tr[data-gateway="${F}"] td:nth-child(2)`))?.trim(), '2');
   assert.equal(await owner.locator('.chart svg rect').count() >= 1, true);

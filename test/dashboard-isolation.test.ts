@@ -23,8 +23,8 @@ const gateway = demoSettings(defaultSettings()).primaryGateway!;
 async function ownerWithCharge(email: string) {
   const app = e2e.sandbox.app;
   const { id, apiKey } = await createAccountWithOwner(app.store, app.logins, { name: `Loja ${email}`, email, password: PASSWORD });
-  app.vault.save(id, gateway, SANDBOX_CREDENTIALS[gateway]);
-  app.store.accounts.saveSettings(id, { ...app.store.accounts.settings(id), primaryGateway: gateway });
+  await app.vault.save(id, gateway, SANDBOX_CREDENTIALS[gateway]);
+  await app.store.accounts.saveSettings(id, { ...(await app.store.accounts.settings(id)), primaryGateway: gateway });
   const charge = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body: { paymentMethod: 'credit_card', amount: 5000, capture: false, creditCard: CARD, customer: CUSTOMER, description: `of ${email}` } });
   assert.equal(charge.status, 201, charge.text);
   const client = new DashboardClient(e2e.sandbox.url);
@@ -55,8 +55,8 @@ test("an owner cannot list, open, capture, cancel or refund another account's ch
   assert.equal(stillB.body.data.attempts.length, 1, 'no operation reached the gateway');
 
   // Pages show only the signed-in account: webhook token, key hint, masked credentials.
-  const accountB = e2e.sandbox.app.store.accounts.get(b.id)!;
-  const keyB = e2e.sandbox.app.store.apiKeys.live(b.id)!.hint;
+  const accountB = (await e2e.sandbox.app.store.accounts.get(b.id))!;
+  const keyB = (await e2e.sandbox.app.store.apiKeys.live(b.id))!.hint;
   for (const path of ['/dashboard/overview', '/dashboard/api-key', '/dashboard/credentials', '/dashboard/settings', '/dashboard/charges']) {
     const page = await a.client.get(path);
     assert.equal(page.status, 200, path);
@@ -68,7 +68,7 @@ test("an owner cannot list, open, capture, cancel or refund another account's ch
   await a.client.get('/dashboard/credentials');
   assert.equal((await a.client.post(`/dashboard/credentials/${gateway}/delete`)).status, 303);
   assert.ok(e2e.sandbox.app.vault.has(b.id, gateway), "B's credentials are still there");
-  assert.ok(!e2e.sandbox.app.vault.has(a.id, gateway));
+  assert.ok(!(await e2e.sandbox.app.vault.has(a.id, gateway)));
 });
 
 test("an owner cannot list, open or redeliver another account's event, nor see, change or delete its coproducers", async (t) => {
@@ -78,8 +78,8 @@ test("an owner cannot list, open or redeliver another account's event, nor see, 
   // B forwards to a local server; its event comes from a pix paid at the emulator, notified to B's receiver URL.
   const receiver = await startReceiver();
   t.after(() => receiver.close());
-  app.store.accounts.saveSettings(b.id, { ...app.store.accounts.settings(b.id), webhookForwardUrl: receiver.url });
-  await e2e.control.registerWebhook(gateway, { url: `${e2e.sandbox.url}/api/v1/webhooks/${gateway}/${app.store.accounts.get(b.id)!.webhookToken}` });
+  await app.store.accounts.saveSettings(b.id, { ...(await app.store.accounts.settings(b.id)), webhookForwardUrl: receiver.url });
+  await e2e.control.registerWebhook(gateway, { url: `${e2e.sandbox.url}/api/v1/webhooks/${gateway}/${(await app.store.accounts.get(b.id))!.webhookToken}` });
   let event: { id: string; chargeId: string };
   try {
     const pix = await e2e.call('POST', '/api/v1/charges', { key: b.apiKey, body: { paymentMethod: 'pix', amount: 1500, customer: CUSTOMER, pix: { expiresInSeconds: 3600 } } });

@@ -30,7 +30,7 @@ async function newOwner(email: string): Promise<{ owner: DashboardClient; accoun
   const op = await operator();
   const res = await op.post('/dashboard/accounts', { name: `Loja ${email}`, email, password: OWNER_PASSWORD });
   assert.equal(res.status, 303, res.text);
-  const accountId = svc.app.store.logins.owner(email)!.id;
+  const accountId = (await svc.app.store.logins.owner(email))!.id;
   const owner = client();
   assert.equal((await owner.login(email, OWNER_PASSWORD)).location, '/dashboard');
   return { owner, accountId };
@@ -93,7 +93,7 @@ test('no page has inline script or event-handler attributes, and every page is r
 
 test('a form posted without its CSRF token, or with another session\'s, is refused with 403 and changes nothing', async () => {
   const { owner, accountId } = await newOwner('csrf@example.com');
-  const before = svc.app.store.apiKeys.live(accountId)!.hint;
+  const before = (await svc.app.store.apiKeys.live(accountId))!.hint;
   const missing = await owner.post('/dashboard/api-key', {}, { csrf: false });
   assert.equal(missing.status, 403);
   assert.match(missing.text, /not sent from a current dashboard page/);
@@ -101,10 +101,10 @@ test('a form posted without its CSRF token, or with another session\'s, is refus
   await other.get('/dashboard/login');
   const foreign = await owner.post('/dashboard/api-key', {}, { csrf: other.csrf });
   assert.equal(foreign.status, 403);
-  assert.equal(svc.app.store.apiKeys.live(accountId)!.hint, before, 'no key was generated');
+  assert.equal((await svc.app.store.apiKeys.live(accountId))!.hint, before, 'no key was generated');
   const settings = await owner.post('/dashboard/settings', { responseFormat: 'raw' }, { csrf: false });
   assert.equal(settings.status, 403);
-  assert.equal(svc.app.store.accounts.settings(accountId).responseFormat, 'full');
+  assert.equal((await svc.app.store.accounts.settings(accountId)).responseFormat, 'full');
   // Sign-in itself needs the token (login CSRF).
   const login = client();
   await login.get('/dashboard/login');
@@ -112,7 +112,7 @@ test('a form posted without its CSRF token, or with another session\'s, is refus
   // With the token, the same post works.
   const ok = await owner.post('/dashboard/api-key');
   assert.equal(ok.status, 303);
-  assert.notEqual(svc.app.store.apiKeys.live(accountId)!.hint, before);
+  assert.notEqual((await svc.app.store.apiKeys.live(accountId))!.hint, before);
 });
 
 test('a wrong password shows an error next to the field and starts no session', async () => {
@@ -212,7 +212,7 @@ test('an invitation link lets the owner set a password once; a deactivated accou
   assert.equal((await client().get(`/dashboard/invite?token=${token}`)).status, 404, 'the link works once');
   assert.equal((await client().get('/dashboard/invite?token=inv_nope')).status, 404);
 
-  const accountId = svc.app.store.logins.owner('invite@example.com')!.id;
+  const accountId = (await svc.app.store.logins.owner('invite@example.com'))!.id;
   await op.get('/dashboard/accounts');
   assert.equal((await op.post(`/dashboard/accounts/${accountId}/deactivate`)).location, '/dashboard/accounts');
   assert.equal((await owner.get('/dashboard/overview')).location, '/dashboard/login', 'signed out at the next request');

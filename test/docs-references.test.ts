@@ -73,7 +73,7 @@ test('the backup commands in the README give a consistent copy while the service
   const svc = await startService();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-backup-'));
   try {
-    const { id } = svc.createAccount('Loja Backup', 'backup@example.com');
+    const { id } = await svc.createAccount('Loja Backup', 'backup@example.com');
     const target = path.join(dir, 'routegate.db');
     const node = spawnSync(process.execPath, ['-e', "require('better-sqlite3')(process.argv[1]).backup(process.argv[2]).then(() => console.log('ok'))", svc.dbPath, target], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
     assert.equal(node.stdout.trim(), 'ok', node.stderr);

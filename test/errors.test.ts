@@ -12,7 +12,7 @@ let svc: Service;
 let key: string;
 before(async () => {
   svc = await startService({ ROUTEGATE_BODY_LIMIT: '2048' });
-  key = svc.createAccount().apiKey;
+  key = (await svc.createAccount()).apiKey;
 });
 after(() => svc.close());
 
@@ -193,7 +193,7 @@ test('schema failures carry details.errors outside production and only code and 
   assert.deepEqual(dev.body.error.details.errors[0].field, 'responseFormat');
   const prod = await startService({ NODE_ENV: 'production' });
   try {
-    const k = prod.createAccount().apiKey;
+    const k = (await prod.createAccount()).apiKey;
     const res = await prod.call('PATCH', '/api/v1/clients/settings', { key: k, body: { responseFormat: 1 } });
     expectError(res, 'VALIDATION_ERROR', 400);
     assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message']);

@@ -39,7 +39,7 @@ before(async () => {
   const env: Record<string, string> = { ROUTEGATE_RATE_LIMIT: '10000000', ROUTEGATE_LOG_LEVEL: 'trace', ROUTEGATE_GATEWAY_TIMEOUT_MS: '2000' };
   for (const id of GATEWAY_IDS) env[`ROUTEGATE_${id.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
   svc = await startService(env);
-  key = svc.createAccount('Loja Fuzz', 'fuzz@example.com').apiKey;
+  key = (await svc.createAccount('Loja Fuzz', 'fuzz@example.com')).apiKey;
   for (const gateway of GATEWAY_IDS) {
     const res = await call(svc.url, 'POST', '/api/v1/credentials', { key, body: { gateway, credentials: SANDBOX_CREDENTIALS[gateway] } });
     assert.equal(res.status, 201, res.text);

@@ -43,7 +43,7 @@ export interface Service {
   dbPath: string;
   logs: string[];
   accounts: AccountService;
-  createAccount(name?: string, email?: string): { id: string; apiKey: string };
+  createAccount(name?: string, email?: string): Promise<{ id: string; apiKey: string }>;
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
   close(): Promise<void>;
 }

@@ -22,7 +22,7 @@ async function asaasCalls() {
 
 describe('an inline payer at a gateway that charges registered customers only', () => {
   test('primary asaas: the payer is registered (POST /v3/customers), then charged as that customer', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: pix() });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'asaas');
@@ -35,7 +35,7 @@ describe('an inline payer at a gateway that charges registered customers only', 
   });
 
   test('a second charge with the same document reuses the customer: no second customer create', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
     const first = await e2e.call('POST', '/api/v1/charges', { key, body: pix() });
     assert.equal(first.status, 201, first.text);
     const second = await e2e.call('POST', '/api/v1/charges', { key, body: pix({ customer: { ...CUSTOMER, name: 'Maria S. Souza' } }) });
@@ -45,13 +45,13 @@ describe('an inline payer at a gateway that charges registered customers only', 
     assert.equal(calls[2].body.customer, calls[1].body.customer);
     assert.equal(second.body.data.customerId, first.body.data.customerId);
     // Another account never shares it: its customers are its own.
-    const other = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    const other = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
     assert.equal((await e2e.call('POST', '/api/v1/charges', { key: other, body: pix() })).status, 201);
     assert.equal((await asaasCalls()).filter((c) => c.path === '/v3/customers').length, 2);
   });
 
   test('primary down: the fallback asaas registers the payer and charges it', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['asaas'] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['asaas'] });
     await e2e.control.fault('pagarme', 'http429', { count: 20 });
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: pix() });
     assert.equal(res.status, 201, res.text);
@@ -64,7 +64,7 @@ describe('an inline payer at a gateway that charges registered customers only', 
   });
 
   test('the attempt that is never reached registers nothing', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['asaas'] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['asaas'] });
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: pix() });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'pagarme');
@@ -72,7 +72,7 @@ describe('an inline payer at a gateway that charges registered customers only', 
   });
 
   test('registering the payer fails: that attempt failed, nothing charged there, and the fallback rule applies', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
     await e2e.control.fault('asaas', 'http429', { count: 20, method: 'POST', path: '/v3/customers' });
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: pix() });
     assert.equal(res.status, 201, res.text);
@@ -86,7 +86,7 @@ describe('an inline payer at a gateway that charges registered customers only', 
 
     // A refusal that ends the charge (a validation error) answers with that reason.
     await e2e.control.clearFaults();
-    const alone = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    const alone = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
     await e2e.control.fault('asaas', 'http500', { count: 20, method: 'POST', path: '/v3/customers' });
     const failed = await e2e.call('POST', '/api/v1/charges', { key: alone, body: pix() });
     assert.ok(failed.status >= 500, failed.text);
@@ -96,7 +96,7 @@ describe('an inline payer at a gateway that charges registered customers only', 
   });
 
   test('an inline payer without a document still skips asaas with CUSTOMER_ID_REQUIRED, and nothing is registered', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
     const { document: _omitted, ...noDocument } = CUSTOMER;
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { ...pix({ customer: noDocument }), paymentMethod: 'credit_card', creditCard: CARD } });
     assert.equal(res.status, 422, res.text);

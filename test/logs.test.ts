@@ -64,7 +64,7 @@ test('log lines: one msg each, no key written twice, and the request id on every
   });
   const e2e = await startE2E({}, { level: 'info', stream });
   try {
-    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const key = await e2e.account({ primaryGateway: 'pagarme' });
     const before = lines.length;
     const ids = new Set<string>();
     const send = async (method: string, path: string, opts: Parameters<typeof e2e.call>[2] = {}) => {
@@ -102,7 +102,7 @@ test('log lines: one msg each, no key written twice, and the request id on every
 test('GET /charges/{id}?refresh=true answers the charge with its attempts, like a plain read', async () => {
   const e2e = await startE2E();
   try {
-    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const key = await e2e.account({ primaryGateway: 'pagarme' });
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'pix', amount: 1999, customer: CUSTOMER } });
     assert.equal(created.status, 201);
     const id = created.body.data.id;

@@ -1,3 +1,4 @@
+import type { SqliteStore } from '../src/store';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -39,7 +40,7 @@ async function scrape() {
 }
 
 test('/metrics counts requests by route and status, gateway attempts with latency, fallbacks, declines and the reconciler backlog', async () => {
-  const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+  const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
   const pix = { paymentMethod: 'pix', amount: 1999, customer: CUSTOMER };
   assert.equal((await e2e.call('POST', '/api/v1/charges', { key, body: pix })).status, 201);
   const declined = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: { ...CARD, number: '4000000000009995' } } });
@@ -69,7 +70,7 @@ test('/metrics counts requests by route and status, gateway attempts with latenc
 
   assert.equal(value(m, 'routegate_charge_fallbacks_total', { gateway: 'stripe' }), 1);
   assert.equal(value(m, 'routegate_declines_total', { gateway: 'pagarme', code: 'insufficient_funds' }), 1);
-  assert.equal((m.get('routegate_reconciler_backlog') ?? [])[0]?.value, e2e.sandbox.app.reconciler.backlog());
+  assert.equal((m.get('routegate_reconciler_backlog') ?? [])[0]?.value, await e2e.sandbox.app.reconciler.backlog());
   assert.ok(m.has('routegate_process_cpu_seconds_total'), 'process metrics too');
   assert.ok(!m.has('routegate_webhook_deliveries_total'), 'no webhook metrics before webhooks exist');
 });
@@ -95,7 +96,7 @@ test('/health and /ready answer without a key and are not rate-limited', async (
       assert.equal((await svc.call('GET', '/metrics')).status, 200);
     }
     // The probe's write is rolled back.
-    assert.equal(svc.app.store.meta.get('ready_probe'), undefined);
+    assert.equal(await svc.app.store.meta.get('ready_probe'), undefined);
   } finally {
     await svc.close();
   }
@@ -120,7 +121,7 @@ test('/ready is 503 when a gateway has no mappings, and when the database is not
     const Database = (await import('better-sqlite3')).default;
     const other = new Database(svc.dbPath, { timeout: 0 });
     other.prepare('BEGIN IMMEDIATE').run();
-    svc.app.store.db.pragma('busy_timeout = 0');
+    (svc.app.store as SqliteStore).db.pragma('busy_timeout = 0');
     try {
       const res = await svc.call('GET', '/ready');
       expectError(res, 'SERVICE_UNAVAILABLE', 503);

@@ -27,7 +27,7 @@ async function chargesEverywhere(reference: string) {
 describe('a gateway that does not answer is settled at that gateway before any fallback', () => {
   for (const [gateway, fault] of [['pagarme', 'late'], ['pagarme', 'lose'], ['mercadopago', 'late'], ['pagbank', 'lose']] as const) {
     test(`${gateway} took the charge but the answer was ${fault === 'late' ? 'too late' : 'lost'}: no fallback, one paid charge in total`, async () => {
-      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['stripe'] });
+      const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['stripe'] });
       // Aimed at the create itself (Mercado Pago tokenizes the card with an earlier call).
       await e2e.control.fault(gateway, fault, { latencyMs: 1500, method: 'POST', path: CREATE_PATH[gateway] });
       const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
@@ -42,7 +42,7 @@ describe('a gateway that does not answer is settled at that gateway before any f
   }
 
   test('stripe (the answer to the PaymentIntent lost): replayed under the same key, one PaymentIntent', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
     await e2e.control.fault('stripe', 'lose', { method: 'POST', path: '/v1/payment_intents' }); // the PaymentMethod call passes
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(res.status, 201, res.text);
@@ -50,7 +50,7 @@ describe('a gateway that does not answer is settled at that gateway before any f
   });
 
   test('the gateway never saw the request (connection dropped unseen): exactly one charge, by the replay', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
     await e2e.control.fault('pagarme', 'reset');
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(res.status, 201, res.text);
@@ -58,7 +58,7 @@ describe('a gateway that does not answer is settled at that gateway before any f
   });
 
   test('asaas keeps no idempotency keys: a lookup by externalReference finds the charge it took', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
     const customer = await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER });
     await e2e.control.fault('asaas', 'lose');
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ customerId: customer.body.data.externalId }) });
@@ -68,7 +68,7 @@ describe('a gateway that does not answer is settled at that gateway before any f
   });
 
   test('asaas never saw it: the lookup proves it absent and the fallback charges once', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
     const customer = await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER });
     await e2e.control.fault('asaas', 'reset');
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ customerId: customer.body.data.externalId }) });
@@ -80,7 +80,7 @@ describe('a gateway that does not answer is settled at that gateway before any f
   });
 
   test('lookup failing too: 504 processing, settled by the reconciler later, and the Idempotency-Key retry answers the settled charge', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
     const headers = { 'idempotency-key': 'order-unknown-1' };
     await e2e.control.fault('pagarme', 'late', { latencyMs: 1000 });
     await e2e.control.fault('pagarme', 'http500', { count: 10 }); // the replay and the lookup fail
@@ -114,7 +114,7 @@ describe('a gateway that does not answer is settled at that gateway before any f
   });
 
   test('a processing charge is reconciled first by ?refresh=true and by cancel', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     await e2e.control.fault('pagarme', 'late', { latencyMs: 1000 });
     await e2e.control.fault('pagarme', 'http500', { count: 10 });
     const first = await e2e.call('POST', '/api/v1/charges', { key, body: card({ capture: false }) });
@@ -135,7 +135,7 @@ describe('the request deadline', () => {
   test('a hung gateway with a 30 s response timeout: the client has its answer by the 1.5 s deadline and the charge stays processing', async (t) => {
     const slow = await startE2E({ ROUTEGATE_REQUEST_DEADLINE_MS: '1500', ROUTEGATE_RECONCILE_INTERVAL_MS: '0' });
     t.after(() => slow.close());
-    const key = slow.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] });
+    const key = await slow.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] });
     await slow.control.fault('pagbank', 'hang', { count: 5 });
     const started = Date.now();
     const res = await slow.call('POST', '/api/v1/charges', { key, body: card() });
@@ -151,13 +151,13 @@ describe('the request deadline', () => {
 
 describe('currency', () => {
   test('USD on a BRL-only gateway is skipped with a recorded reason; with no gateway left it is 422 naming the currency', async () => {
-    const onlyBrl = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['mercadopago'] });
+    const onlyBrl = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['mercadopago'] });
     const refused = await e2e.call('POST', '/api/v1/charges', { key: onlyBrl, body: card({ currency: 'USD' }) });
     expectError(refused, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
     assert.match(refused.body.error.message, /USD/);
     assert.equal((await e2e.control.ledger()).length, 0, 'no gateway was called');
 
-    const withStripe = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const withStripe = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
     const res = await e2e.call('POST', '/api/v1/charges', { key: withStripe, body: card({ currency: 'USD' }) });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'stripe');
@@ -184,7 +184,7 @@ async function refundableCharge(gateway: GatewayId, key: string): Promise<string
 describe('follow-ups are serialized per charge', () => {
   for (const gateway of GATEWAY_IDS) {
     test(`${gateway}: 20 concurrent partial refunds are each applied exactly once and refundedAmount equals the gateway's figure`, async () => {
-      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
+      const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
       const id = await refundableCharge(gateway, key);
       const answers = await Promise.all(Array.from({ length: 20 }, () => e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 100 } })));
       for (const a of answers) assert.equal(a.status, 201, a.text);
@@ -199,7 +199,7 @@ describe('follow-ups are serialized per charge', () => {
   }
 
   test('a refund above what remains is a 400 before any gateway call', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     const id = await refundableCharge('pagarme', key);
     await e2e.control.clearRequests();
     const res = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 10_001 } });
@@ -208,7 +208,7 @@ describe('follow-ups are serialized per charge', () => {
   });
 
   test('a refund whose answer is lost is replayed under the same key: applied once', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     const id = await refundableCharge('pagarme', key);
     await e2e.control.fault('pagarme', 'lose');
     const res = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 700 } });
@@ -219,7 +219,7 @@ describe('follow-ups are serialized per charge', () => {
   });
 
   test('asaas keeps no keys: a refund whose answer is lost is not sent again; the charge is re-read so a retry cannot refund twice', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
     const id = await refundableCharge('asaas', key);
     await e2e.control.fault('asaas', 'lose', { method: 'POST' });
     const lost = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, {  key, body: {} });

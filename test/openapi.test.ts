@@ -83,7 +83,7 @@ function checkDocumented(method: string, path: string, res: Reply): void {
 }
 
 test('one request (or more) per documented operation: every answer is documented, every success status is seen', async () => {
-  const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+  const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
   const seen = new Map<string, Set<number>>();
   const send = async (method: string, path: string, url: string, opts: Parameters<E2E['call']>[2] = {}) => {
     const res = await e2e.call(method, url, { key, ...opts });
@@ -156,7 +156,7 @@ test('one request (or more) per documented operation: every answer is documented
   await send('DELETE', '/api/v1/coproducers/{id}', `/api/v1/coproducers/${cop.body.data.id}`);
   await send('DELETE', '/api/v1/coproducers/{id}', `/api/v1/coproducers/${cop.body.data.id}`);
   // Compatibility mode: each native family answers a translated call and a passed-through one, documented.
-  const compatKey = e2e.account({ primaryGateway: 'stripe', compatibilityMode: 'stripe' });
+  const compatKey = await e2e.account({ primaryGateway: 'stripe', compatibilityMode: 'stripe' });
   const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${compatKey}` };
   const pi = 'amount=1999&currency=brl&payment_method=pm_card_visa&payment_method_types[]=card&confirm=true';
   for (const [path, prefix] of [['/v1/{*}', ''], ['/compat/{gateway}/{*}', '/compat/stripe']]) {
@@ -170,7 +170,7 @@ test('one request (or more) per documented operation: every answer is documented
     for (const method of ['PUT', 'PATCH', 'DELETE']) await send(method, path, `${prefix}/v1/customers/cus_x`, { key: '', rawBody: 'name=x', headers: form });
   }
   // Pagar.me's family at /core/v5: JSON orders with Basic auth; DELETE is its void/refund route; no PUT or PATCH translated.
-  const pagarmeKey = e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'pagarme' });
+  const pagarmeKey = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'pagarme' });
   const basic = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${pagarmeKey}:`).toString('base64')}` };
   const order = {
     items: [{ amount: 1999, description: 'Pedido', quantity: 1 }], customer: { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909' },
@@ -183,7 +183,7 @@ test('one request (or more) per documented operation: every answer is documented
   await send('GET', '/core/v5/{*}', '/core/v5/orders', { key: '', headers: { authorization: 'Basic dGtfd3Jvbmc6' } });
   for (const method of ['PUT', 'PATCH']) await send(method, '/core/v5/{*}', '/core/v5/customers/cus_x', { key: '', rawBody: '{"name":"x"}', headers: basic });
   // Asaas' family (/v3): JSON with the key in access_token; DELETE is its own (removing a payment), PUT and PATCH pass through.
-  const asaasKey = e2e.account({ primaryGateway: 'asaas', compatibilityMode: 'asaas' });
+  const asaasKey = await e2e.account({ primaryGateway: 'asaas', compatibilityMode: 'asaas' });
   const json = { 'content-type': 'application/json', access_token: asaasKey };
   const asaasCustomer = await send('POST', '/v3/{*}', '/v3/customers', { key: '', rawBody: JSON.stringify({ name: 'Maria Souza', cpfCnpj: '12345678909', email: 'maria@example.com' }), headers: json });
   assert.equal(asaasCustomer.status, 200, asaasCustomer.text);
@@ -199,7 +199,7 @@ test('one request (or more) per documented operation: every answer is documented
     'PUT /v3/{*}', 'PATCH /v3/{*}',
   ]);
   // PagBank: reads answer 200; creates, captures and cancels 201 (documented for the compat families), seen here.
-  const pbKey = e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'pagbank' });
+  const pbKey = await e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'pagbank' });
   const pbJson = { 'content-type': 'application/json', authorization: `Bearer ${pbKey}` };
   const pbOrder = await send('POST', '/orders', '/orders', { key: '', rawBody: JSON.stringify(pagbankPayloads.card), headers: pbJson });
   assert.equal(pbOrder.status, 201, pbOrder.text);
@@ -247,7 +247,7 @@ test('one request (or more) per documented operation: every answer is documented
 test('a rate-limited answer is documented with Retry-After and the X-RateLimit headers', async () => {
   const svc = await startService({ ROUTEGATE_RATE_LIMIT: '1' });
   try {
-    const { apiKey } = svc.createAccount();
+    const { apiKey } = await svc.createAccount();
     await svc.call('GET', '/api/v1/clients/me', { key: apiKey });
     const res = await svc.call('GET', '/api/v1/clients/me', { key: apiKey });
     assert.equal(res.status, 429);

@@ -6,7 +6,7 @@ test('the 101st request in a minute from one key gets 429 RATE_LIMIT_EXCEEDED wi
   // The per-IP limit is raised so this exercises the per-key limit alone.
   const svc = await startService({ ROUTEGATE_RATE_LIMIT: '100' });
   try {
-    const { apiKey } = svc.createAccount();
+    const { apiKey } = await svc.createAccount();
     let last;
     for (let i = 1; i <= 100; i++) {
       last = await svc.call('GET', '/api/v1/clients/me', { key: apiKey });
@@ -31,8 +31,8 @@ test('the 101st request in a minute from one key gets 429 RATE_LIMIT_EXCEEDED wi
 test('per-key and per-IP limits are counted separately', async () => {
   const svc = await startService({ ROUTEGATE_RATE_LIMIT: '3' });
   try {
-    const a = svc.createAccount().apiKey;
-    const b = svc.createAccount().apiKey;
+    const a = (await svc.createAccount()).apiKey;
+    const b = (await svc.createAccount()).apiKey;
     for (let i = 0; i < 3; i++) assert.equal((await svc.call('GET', '/api/v1/clients/me', { key: a, localAddress: '127.0.0.1' })).status, 200);
     // Key a is used up, even from a fresh client IP: the key counter refuses it.
     const byKey = await svc.call('GET', '/api/v1/clients/me', { key: a, localAddress: '127.0.0.2' });

@@ -14,7 +14,7 @@ describe('charges carry the account\'s webhook URL where the gateway takes one p
   test('Mercado Pago notification_url and PagBank notification_urls, as the account\'s webhookUrls show them', async () => {
     const e2e = await startE2E({ ROUTEGATE_PUBLIC_URL: 'https://rg.example.com' });
     try {
-      const key = e2e.account({ primaryGateway: 'mercadopago' });
+      const key = await e2e.account({ primaryGateway: 'mercadopago' });
       const me = await e2e.call('GET', '/api/v1/clients/me', { key });
       const urls = me.body.data.webhookUrls as Record<GatewayId, string>;
       assert.match(urls.mercadopago, /^https:\/\/rg\.example\.com\/api\/v1\/webhooks\/mercadopago\/wh_/);
@@ -25,7 +25,7 @@ describe('charges carry the account\'s webhook URL where the gateway takes one p
         const sent = (await e2e.control.requests('mercadopago')).filter((r) => r.method === 'POST' && r.path === '/v1/payments').at(-1)!;
         assert.equal((sent.body as { notification_url?: string }).notification_url, `${urls.mercadopago}?source_news=webhooks`, paymentMethod);
       }
-      const pagbankKey = e2e.account({ primaryGateway: 'pagbank' });
+      const pagbankKey = await e2e.account({ primaryGateway: 'pagbank' });
       const pagbankUrls = (await e2e.call('GET', '/api/v1/clients/me', { key: pagbankKey })).body.data.webhookUrls as Record<GatewayId, string>;
       const res = await e2e.call('POST', '/api/v1/charges', { key: pagbankKey, body: PIX });
       assert.equal(res.status, 201, res.text);
@@ -51,7 +51,7 @@ describe('npm run sandbox wires the emulators\' webhooks to the demo account', {
     });
     const { sandbox } = e2e;
     const key = sandbox.account.apiKey;
-    const token = sandbox.app.store.accounts.get(sandbox.account.id)!.webhookToken;
+    const token = (await sandbox.app.store.accounts.get(sandbox.account.id))!.webhookToken;
     const receiverUrl = (g: string) => `${sandbox.url}/api/v1/webhooks/${g}/${token}`;
     const registered = await fetch(`${sandbox.emulators.url}/__control/webhooks`).then((r) => r.json()) as { endpoints: Array<{ gateway: string; url: string }> };
     assert.deepEqual(registered.endpoints.map((e) => [e.gateway, e.url]).sort(), GATEWAY_IDS.map((g) => [g, receiverUrl(g)]).sort());

@@ -11,9 +11,9 @@ let key: string;
 let prodKey: string;
 before(async () => {
   svc = await startService();
-  key = svc.createAccount().apiKey;
+  key = (await svc.createAccount()).apiKey;
   prod = await startService({ NODE_ENV: 'production' });
-  prodKey = prod.createAccount().apiKey;
+  prodKey = (await prod.createAccount()).apiKey;
 });
 after(async () => {
   await svc.close();

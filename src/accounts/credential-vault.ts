@@ -22,11 +22,11 @@ export class CredentialVault {
    * A wrong master key must stop start-up, not decrypt into garbage later: a known value sealed with the
    * first key is kept in `meta` and opened at every start.
    */
-  verifyMasterKey(): void {
-    const stored = this.store.meta.get(KEY_CHECK);
+  async verifyMasterKey(): Promise<void> {
+    const stored = await this.store.meta.get(KEY_CHECK);
     if (!stored) {
       const s = seal(this.key, KEY_CHECK_PLAINTEXT, KEY_CHECK);
-      this.store.meta.set(KEY_CHECK, JSON.stringify({ iv: s.iv.toString('base64'), tag: s.tag.toString('base64'), ciphertext: s.ciphertext.toString('base64') }));
+      await this.store.meta.set(KEY_CHECK, JSON.stringify({ iv: s.iv.toString('base64'), tag: s.tag.toString('base64'), ciphertext: s.ciphertext.toString('base64') }));
       return;
     }
     const parsed = JSON.parse(stored) as { iv: string; tag: string; ciphertext: string };
@@ -37,17 +37,17 @@ export class CredentialVault {
     }
   }
 
-  save(accountId: string, gateway: GatewayId, credentials: Record<string, string>): MaskedCredentials {
-    this.store.credentials.upsert(accountId, gateway, seal(this.key, JSON.stringify(credentials), aad(accountId, gateway)), maskAll(credentials));
-    return this.describe(accountId, gateway)!;
+  async save(accountId: string, gateway: GatewayId, credentials: Record<string, string>): Promise<MaskedCredentials> {
+    await this.store.credentials.upsert(accountId, gateway, seal(this.key, JSON.stringify(credentials), aad(accountId, gateway)), maskAll(credentials));
+    return (await this.describe(accountId, gateway))!;
   }
 
-  has(accountId: string, gateway: GatewayId): boolean {
-    return this.store.credentials.get(accountId, gateway) !== undefined;
+  async has(accountId: string, gateway: GatewayId): Promise<boolean> {
+    return await this.store.credentials.get(accountId, gateway) !== undefined;
   }
 
-  reveal(accountId: string, gateway: GatewayId): Record<string, string> | undefined {
-    const row = this.store.credentials.get(accountId, gateway);
+  async reveal(accountId: string, gateway: GatewayId): Promise<Record<string, string> | undefined> {
+    const row = await this.store.credentials.get(accountId, gateway);
     if (!row) return undefined;
     let credentials = this.opened.get(row);
     if (!credentials) {
@@ -57,19 +57,19 @@ export class CredentialVault {
     return { ...credentials };
   }
 
-  describe(accountId: string, gateway: GatewayId): MaskedCredentials | undefined {
-    const row = this.store.credentials.get(accountId, gateway);
+  async describe(accountId: string, gateway: GatewayId): Promise<MaskedCredentials | undefined> {
+    const row = await this.store.credentials.get(accountId, gateway);
     return row && { gateway: row.gateway as GatewayId, credentials: row.masked, createdAt: row.createdAt, updatedAt: row.updatedAt };
   }
 
-  list(accountId: string): MaskedCredentials[] {
-    return this.store.credentials.list(accountId).map((row) => ({
+  async list(accountId: string): Promise<MaskedCredentials[]> {
+    return (await this.store.credentials.list(accountId)).map((row) => ({
       gateway: row.gateway as GatewayId, credentials: row.masked, createdAt: row.createdAt, updatedAt: row.updatedAt,
     }));
   }
 
-  delete(accountId: string, gateway: GatewayId): boolean {
-    return this.store.credentials.delete(accountId, gateway);
+  async delete(accountId: string, gateway: GatewayId): Promise<boolean> {
+    return await this.store.credentials.delete(accountId, gateway);
   }
 }
 

@@ -7,18 +7,18 @@ import type { CredentialVault, MaskedCredentials } from './credential-vault';
  * Store (or replace) one gateway's credentials after checking them against that gateway's schema: the API's
  * POST /credentials and the dashboard's credentials form both come here.
  */
-export function saveCredentials(vault: CredentialVault, validator: SchemaValidator, accountId: string, gatewayInput: string, credentials: Record<string, string>): MaskedCredentials {
+export async function saveCredentials(vault: CredentialVault, validator: SchemaValidator, accountId: string, gatewayInput: string, credentials: Record<string, string>): Promise<MaskedCredentials> {
   const gateway = resolveGatewayId(gatewayInput);
   if (!gateway) throw rgError('UNKNOWN_GATEWAY', { gateway: gatewayInput });
   validator.assert(`credentials-${gateway}`, credentials, 'credentials',
     (errors) => rgError('CREDENTIALS_INVALID', { gateway, fields: fieldSummary(errors) }, { details: { errors } }));
-  return vault.save(accountId, gateway, credentials);
+  return await vault.save(accountId, gateway, credentials);
 }
 
 /** Remove one gateway's credentials (API DELETE /credentials/:gateway and the dashboard). */
-export function deleteCredentials(vault: CredentialVault, accountId: string, gatewayInput: string): string {
+export async function deleteCredentials(vault: CredentialVault, accountId: string, gatewayInput: string): Promise<string> {
   const gateway = resolveGatewayId(gatewayInput);
   if (!gateway) throw rgError('UNKNOWN_GATEWAY', { gateway: gatewayInput });
-  if (!vault.delete(accountId, gateway)) throw rgError('CREDENTIALS_NOT_STORED', { gateway });
+  if (!await vault.delete(accountId, gateway)) throw rgError('CREDENTIALS_NOT_STORED', { gateway });
   return gateway;
 }

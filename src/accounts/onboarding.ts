@@ -24,12 +24,12 @@ export async function createAccountWithOwner(store: Store, logins: LoginService,
   if (name.length > 200) errors.push({ field: 'name', message: 'must be at most 200 characters' });
   if (!EMAIL_PATTERN.test(email) || email.length > 254) errors.push({ field: 'email', message: 'must be an e-mail address' });
   if (errors.length) throw rgError('ACCOUNT_INVALID', { fields: fieldSummary(errors) }, { details: { errors } });
-  logins.assertOwnerEmailFree(email);
+  await logins.assertOwnerEmailFree(email);
   if (password) assertPasswordStrength(password);
-  const created = new AccountService(store).create(name, email);
+  const created = await new AccountService(store).create(name, email);
   if (password) {
     await logins.setOwnerPassword(created.id, password);
     return created;
   }
-  return { ...created, invitation: logins.invite(created.id) };
+  return { ...created, invitation: await logins.invite(created.id) };
 }

@@ -28,7 +28,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       success: true,
       data: {
         id: a.id, name: a.name, email: a.email, webhookToken: a.webhookToken, webhookUrls: webhookUrls(publicUrl(), a.webhookToken),
-        settings: store.accounts.settings(a.id),
+        settings: await store.accounts.settings(a.id),
       },
     };
   });
@@ -39,7 +39,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       body: { $ref: 'settings-patch#' }, response: { 200: { $ref: 'settings-response#' }, ...errorResponses },
     },
   }, async (request) => {
-    return { success: true, data: updateSettings(store, request.account.id, request.body) };
+    return { success: true, data: await updateSettings(store, request.account.id, request.body) };
   });
 
   app.post<{ Body: { gateway: string; credentials: Record<string, string> } }>('/credentials', {
@@ -48,18 +48,18 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       body: { $ref: 'credentials-request#' }, response: { 201: { $ref: 'credentials-response#' }, ...errorResponses },
     },
   }, async (request, reply) => {
-    const saved = saveCredentials(vault, validator, request.account.id, request.body.gateway, request.body.credentials);
+    const saved = await saveCredentials(vault, validator, request.account.id, request.body.gateway, request.body.credentials);
     return reply.code(201).send({ success: true, data: saved });
   });
 
   app.get('/credentials', {
     schema: { tags: ['credentials'], summary: 'Configured gateways, masked', response: { 200: { $ref: 'credentials-list-response#' }, ...errorResponses } },
-  }, async (request) => ({ success: true, data: vault.list(request.account.id) }));
+  }, async (request) => ({ success: true, data: await vault.list(request.account.id) }));
 
   app.delete<{ Params: { gateway: string } }>('/credentials/:gateway', {
     schema: { tags: ['credentials'], summary: 'Remove the credentials for one gateway', params: { type: 'object', properties: { gateway: { type: 'string' } } } },
   }, async (request) => {
-    const gateway = deleteCredentials(vault, request.account.id, request.params.gateway);
+    const gateway = await deleteCredentials(vault, request.account.id, request.params.gateway);
     return { success: true, data: { gateway, deleted: true } };
   });
 }

@@ -16,43 +16,43 @@ export class AccountService {
     this.signing = masterKey && new SigningSecrets(store, masterKey);
   }
 
-  create(name: string, email: string): CreatedAccount {
+  async create(name: string, email: string): Promise<CreatedAccount> {
     const id = randomUUID();
     const apiKey = generateApiKey();
     let webhookSigningSecret: string | undefined;
-    this.store.db.transaction(() => {
-      this.store.accounts.create({ id, name, email, webhookToken: `wh_${randomBase62(32)}` });
-      this.store.apiKeys.replace(id, hashApiKey(apiKey), keyHint(apiKey));
-      webhookSigningSecret = this.signing?.create(id);
-    })();
+    await this.store.commit(async (tx) => {
+      await tx.accounts.create({ id, name, email, webhookToken: `wh_${randomBase62(32)}` });
+      await tx.apiKeys.replace(id, hashApiKey(apiKey), keyHint(apiKey));
+      webhookSigningSecret = await this.signing?.create(id, tx);
+    });
     return webhookSigningSecret ? { id, apiKey, webhookSigningSecret } : { id, apiKey };
   }
 
-  list(): AccountRow[] {
-    return this.store.accounts.list();
+  async list(): Promise<AccountRow[]> {
+    return await this.store.accounts.list();
   }
 
-  get(id: string): AccountRow | undefined {
-    return this.store.accounts.get(id);
+  async get(id: string): Promise<AccountRow | undefined> {
+    return await this.store.accounts.get(id);
   }
 
-  setActive(id: string, active: boolean): boolean {
-    return this.store.accounts.setActive(id, active);
+  async setActive(id: string, active: boolean): Promise<boolean> {
+    return await this.store.accounts.setActive(id, active);
   }
 
   /** A new webhook signing secret, shown once; the previous ones keep signing for 24 hours. */
-  rotateSigningSecret(id: string): { id: string; webhookSigningSecret: string; previousSecretsExpireAt: string | null } | undefined {
+  async rotateSigningSecret(id: string): Promise<{ id: string; webhookSigningSecret: string; previousSecretsExpireAt: string | null } | undefined> {
     if (!this.signing) throw new Error('rotating a signing secret needs the master key');
-    if (!this.store.accounts.get(id)) return undefined;
-    const { secret, previousExpireAt } = this.signing.rotate(id);
+    if (!await this.store.accounts.get(id)) return undefined;
+    const { secret, previousExpireAt } = await this.signing.rotate(id);
     return { id, webhookSigningSecret: secret, previousSecretsExpireAt: previousExpireAt };
   }
 
   /** New key, shown once; every previous key of the account stops working at once. */
-  rotateKey(id: string): CreatedAccount | undefined {
-    if (!this.store.accounts.get(id)) return undefined;
+  async rotateKey(id: string): Promise<CreatedAccount | undefined> {
+    if (!await this.store.accounts.get(id)) return undefined;
     const apiKey = generateApiKey();
-    this.store.apiKeys.replace(id, hashApiKey(apiKey), keyHint(apiKey));
+    await this.store.apiKeys.replace(id, hashApiKey(apiKey), keyHint(apiKey));
     return { id, apiKey };
   }
 }

@@ -45,8 +45,8 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
 }
 
 /** Apply a schema-valid patch to the stored settings and save them (API PATCH /clients/settings and the dashboard). */
-export function updateSettings(store: Store, accountId: string, patch: SettingsPatch): SettingsRow {
-  const next = applySettingsPatch(store.accounts.settings(accountId), patch);
-  store.accounts.saveSettings(accountId, next);
+export async function updateSettings(store: Store, accountId: string, patch: SettingsPatch): Promise<SettingsRow> {
+  const next = applySettingsPatch(await store.accounts.settings(accountId), patch);
+  await store.accounts.saveSettings(accountId, next);
   return next;
 }

@@ -19,21 +19,21 @@ export class LoginService {
   constructor(private readonly store: Store, private readonly sessions: SessionService, readonly throttle = new LoginThrottle()) {}
 
   async createOperator(email: string, password: string): Promise<{ id: string; email: string }> {
-    if (this.store.logins.operator(email)) throw rgError('OPERATOR_EXISTS', { email });
+    if (await this.store.logins.operator(email)) throw rgError('OPERATOR_EXISTS', { email });
     assertPasswordStrength(password);
     const id = randomUUID();
-    this.store.logins.createOperator(id, email, await hashPassword(password));
+    await this.store.logins.createOperator(id, email, await hashPassword(password));
     return { id, email };
   }
 
   /** The operator from the environment: created, or given the configured password when it changed. */
   async ensureOperator(email: string, password: string): Promise<void> {
-    const existing = this.store.logins.operator(email);
+    const existing = await this.store.logins.operator(email);
     if (!existing) {
       await this.createOperator(email, password);
     } else if (!(await verifyPassword(existing.passwordHash, password))) {
-      this.store.logins.setOperatorPassword(existing.id, await hashPassword(password));
-      this.sessions.endAll({ kind: 'operator', subjectId: existing.id });
+      await this.store.logins.setOperatorPassword(existing.id, await hashPassword(password));
+      await this.sessions.endAll({ kind: 'operator', subjectId: existing.id });
     }
   }
 
@@ -41,68 +41,68 @@ export class LoginService {
   async authenticate(email: string, password: string, ip: string): Promise<SessionSubject> {
     const wait = this.throttle.blockedFor(email, ip);
     if (wait > 0) throw rgError('LOGIN_THROTTLED', { minutes: Math.ceil(wait / 60_000) }, { headers: { 'retry-after': String(Math.ceil(wait / 1000)) } });
-    const operator = this.store.logins.operator(email);
+    const operator = await this.store.logins.operator(email);
     if (operator && (await verifyPassword(operator.passwordHash, password))) {
       this.throttle.succeed(email);
       return { kind: 'operator', subjectId: operator.id };
     }
-    const owner = this.store.logins.owner(email);
+    const owner = await this.store.logins.owner(email);
     // An unknown e-mail costs one hash check like a wrong password, so timing does not tell which e-mails exist.
     if (!operator && !owner) await verifyPassword(await dummyHash(), password);
     if (!owner || !(await verifyPassword(owner.passwordHash, password))) {
       this.throttle.fail(email, ip);
       throw rgError('LOGIN_FAILED');
     }
-    if (!this.store.accounts.get(owner.id)?.active) throw rgError('ACCOUNT_INACTIVE_LOGIN');
+    if (!(await this.store.accounts.get(owner.id))?.active) throw rgError('ACCOUNT_INACTIVE_LOGIN');
     this.throttle.succeed(email);
     return { kind: 'owner', subjectId: owner.id };
   }
 
   /** Sets the owner's password (the account's e-mail signs in); every session of that owner ends. */
   async setOwnerPassword(accountId: string, password: string): Promise<void> {
-    const account = this.store.accounts.get(accountId);
+    const account = await this.store.accounts.get(accountId);
     if (!account) throw rgError('ACCOUNT_NOT_FOUND', { id: accountId });
-    this.assertOwnerEmailFree(account.email, accountId);
+    await this.assertOwnerEmailFree(account.email, accountId);
     assertPasswordStrength(password);
-    this.store.logins.setOwner(accountId, account.email, await hashPassword(password));
-    this.sessions.endAll({ kind: 'owner', subjectId: accountId });
+    await this.store.logins.setOwner(accountId, account.email, await hashPassword(password));
+    await this.sessions.endAll({ kind: 'owner', subjectId: accountId });
   }
 
-  assertOwnerEmailFree(email: string, accountId?: string): void {
-    const taken = this.store.logins.owner(email);
+  async assertOwnerEmailFree(email: string, accountId?: string): Promise<void> {
+    const taken = await this.store.logins.owner(email);
     if (taken && taken.id !== accountId) throw rgError('OWNER_EMAIL_TAKEN', { email });
   }
 
   /** A signed-in user's own change: the current password first; then every session of theirs ends. */
   async changePassword(subject: SessionSubject, current: string, next: string): Promise<void> {
-    const row = subject.kind === 'operator' ? this.store.logins.operatorById(subject.subjectId) : this.store.logins.ownerOf(subject.subjectId);
+    const row = subject.kind === 'operator' ? await this.store.logins.operatorById(subject.subjectId) : await this.store.logins.ownerOf(subject.subjectId);
     if (!row || !(await verifyPassword(row.passwordHash, current))) throw rgError('CURRENT_PASSWORD_WRONG');
     assertPasswordStrength(next);
     const hashed = await hashPassword(next);
-    if (subject.kind === 'operator') this.store.logins.setOperatorPassword(row.id, hashed);
-    else this.store.logins.setOwner(row.id, row.email, hashed);
-    this.sessions.endAll(subject);
+    if (subject.kind === 'operator') await this.store.logins.setOperatorPassword(row.id, hashed);
+    else await this.store.logins.setOwner(row.id, row.email, hashed);
+    await this.sessions.endAll(subject);
   }
 
   /** A one-time link token (shown once; only its hash is kept); earlier links of the account stop working. */
-  invite(accountId: string): string {
-    if (!this.store.accounts.get(accountId)) throw rgError('ACCOUNT_NOT_FOUND', { id: accountId });
+  async invite(accountId: string): Promise<string> {
+    if (!await this.store.accounts.get(accountId)) throw rgError('ACCOUNT_NOT_FOUND', { id: accountId });
     const token = `inv_${randomBase62(40)}`;
-    this.store.logins.invite(accountId, sha256Hex(token), clock.now() + INVITATION_TTL_MS);
+    await this.store.logins.invite(accountId, sha256Hex(token), clock.now() + INVITATION_TTL_MS);
     return token;
   }
 
   /** The account an unused, unexpired invitation is for. */
-  invitation(token: string): string {
-    const row = typeof token === 'string' && token ? this.store.logins.invitation(sha256Hex(token)) : undefined;
+  async invitation(token: string): Promise<string> {
+    const row = typeof token === 'string' && token ? await this.store.logins.invitation(sha256Hex(token)) : undefined;
     if (!row || row.usedAt !== null || row.expiresAt <= clock.now()) throw rgError('INVITATION_INVALID');
     return row.accountId;
   }
 
   async acceptInvitation(token: string, password: string): Promise<SessionSubject> {
-    const accountId = this.invitation(token);
+    const accountId = await this.invitation(token);
     assertPasswordStrength(password);
-    if (!this.store.logins.useInvitation(sha256Hex(token))) throw rgError('INVITATION_INVALID');
+    if (!await this.store.logins.useInvitation(sha256Hex(token))) throw rgError('INVITATION_INVALID');
     await this.setOwnerPassword(accountId, password);
     return { kind: 'owner', subjectId: accountId };
   }

@@ -31,7 +31,7 @@ export function installAuth(app: FastifyInstance, store: Store): void {
       throw rgError('API_KEY_IN_URL');
     }
     const header = request.headers['x-api-key'];
-    authenticate(request, store, Array.isArray(header) ? header[0] : header);
+    await authenticate(request, store, Array.isArray(header) ? header[0] : header);
   });
 }
 
@@ -39,16 +39,16 @@ export function installAuth(app: FastifyInstance, store: Store): void {
  * The account behind a RouteGate key, set on the request (compatibility mode's native paths read the key from the
  * gateway's own auth header, src/compat/native-auth.ts, and authenticate the same way).
  */
-export function authenticate(request: FastifyRequest, store: Store, key: string | undefined): void {
+export async function authenticate(request: FastifyRequest, store: Store, key: string | undefined): Promise<void> {
   if (key === undefined || key === '') throw rgError('MISSING_API_KEY');
   if (!API_KEY_PATTERN.test(key)) throw rgError('INVALID_API_KEY');
   const hash = hashApiKey(key);
-  const record = store.apiKeys.findByHash(hash);
+  const record = await store.apiKeys.findByHash(hash);
   if (!record || record.revoked) throw rgError('INVALID_API_KEY');
-  const account = store.accounts.get(record.accountId);
+  const account = await store.accounts.get(record.accountId);
   if (!account) throw rgError('INVALID_API_KEY');
   if (!account.active) throw rgError('CLIENT_INACTIVE');
   // One consistent view of the account per request: key, account and settings are read here, once.
   request.account = account;
-  request.settings = store.accounts.settings(account.id);
+  request.settings = await store.accounts.settings(account.id);
 }

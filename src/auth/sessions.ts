@@ -16,26 +16,26 @@ export interface SessionSubject { kind: SessionKind; subjectId: string }
 export class SessionService {
   constructor(private readonly store: Store, private readonly ttlMs: number) {}
 
-  start(subject: SessionSubject): string {
+  async start(subject: SessionSubject): Promise<string> {
     const id = randomBytes(32).toString('base64url');
     const now = clock.now();
-    this.store.sessions.create(sha256Hex(id), subject.kind, subject.subjectId, now, now + this.ttlMs);
+    await this.store.sessions.create(sha256Hex(id), subject.kind, subject.subjectId, now, now + this.ttlMs);
     return id;
   }
 
   /** The signed-in subject, or undefined when the session is unknown, ended or expired. */
-  check(id: string | undefined): SessionSubject | undefined {
+  async check(id: string | undefined): Promise<SessionSubject | undefined> {
     if (!id) return undefined;
-    const row = this.store.sessions.get(sha256Hex(id));
+    const row = await this.store.sessions.get(sha256Hex(id));
     if (!row || row.revokedAt !== null || row.expiresAt <= clock.now()) return undefined;
     return { kind: row.kind, subjectId: row.subjectId };
   }
 
-  end(id: string): void {
-    this.store.sessions.revoke(sha256Hex(id), clock.now());
+  async end(id: string): Promise<void> {
+    await this.store.sessions.revoke(sha256Hex(id), clock.now());
   }
 
-  endAll(subject: SessionSubject): void {
-    this.store.sessions.revokeAll(subject.kind, subject.subjectId, clock.now());
+  async endAll(subject: SessionSubject): Promise<void> {
+    await this.store.sessions.revokeAll(subject.kind, subject.subjectId, clock.now());
   }
 }

@@ -19,15 +19,15 @@ export class ChargeLocks {
   }
 
   /** Take the lock now or give up (the reconciler skips charges someone is working on). */
-  tryAcquire(chargeId: string, owner = ChargeLocks.newOwner()): string | undefined {
-    return this.store.charges.tryLock(chargeId, owner, Date.now(), this.leaseMs) ? owner : undefined;
+  async tryAcquire(chargeId: string, owner = ChargeLocks.newOwner()): Promise<string | undefined> {
+    return await this.store.charges.tryLock(chargeId, owner, Date.now(), this.leaseMs) ? owner : undefined;
   }
 
   /** Wait for the lock until `waitUntil` (epoch ms); past it the caller gets 409 CHARGE_BUSY. */
   async acquire(chargeId: string, waitUntil: number): Promise<string> {
     const owner = ChargeLocks.newOwner();
     for (;;) {
-      if (this.tryAcquire(chargeId, owner)) return owner;
+      if (await this.tryAcquire(chargeId, owner)) return owner;
       const left = waitUntil - Date.now();
       if (left <= 0) {
         throw rgError('CHARGE_BUSY', { id: chargeId });
@@ -36,8 +36,9 @@ export class ChargeLocks {
     }
   }
 
-  release(chargeId: string, owner: string): void {
-    this.store.charges.unlock(chargeId, owner);
+  /** `released`: the holder already cleared the lease in its last transaction; only local waiters are woken. */
+  async release(chargeId: string, owner: string, opts: { released?: boolean } = {}): Promise<void> {
+    if (!opts.released) await this.store.charges.unlock(chargeId, owner);
     const set = this.waiters.get(chargeId);
     if (!set) return;
     this.waiters.delete(chargeId);

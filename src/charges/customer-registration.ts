@@ -37,7 +37,7 @@ export async function createCustomerAt(
     id, accountId, gateway: adapter.id, externalId: outcome.normalized.externalId, name: input.name, email: input.email,
     document: input.document, phone: input.phone ?? null, address: input.address ?? null, metadata: input.metadata ?? null, createdAt: nowIso(),
   };
-  store.customers.insert(customer);
+  await store.customers.insert(customer);
   return { customer, raw: outcome.raw };
 }
 
@@ -49,7 +49,7 @@ export async function createCustomerAt(
 export async function customerFor(
   store: Store, adapter: GatewayAdapter, ctx: CallContext, accountId: string, payer: RegistrablePayer,
 ): Promise<{ customer: CustomerRecord; created: boolean }> {
-  const existing = store.customers.byDocument(accountId, adapter.id, payer.document);
+  const existing = await store.customers.byDocument(accountId, adapter.id, payer.document);
   if (existing) return { customer: existing, created: false };
   return { customer: (await createCustomerAt(store, adapter, ctx, accountId, payer)).customer, created: true };
 }

@@ -35,7 +35,7 @@ export class CustomerService {
       throw rgError('CUSTOMERS_UNSUPPORTED', { gateway }, { gateway });
     }
     const id = newCustomerId();
-    const ctx = callContext(this.deps, account.id, gateway, id, `${id}-create`);
+    const ctx = await callContext(this.deps, account.id, gateway, id, `${id}-create`);
     if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     try {
       return await createCustomerAt(this.deps.store, adapter, ctx, account.id, {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../store';
+import type { Repositories, Store } from '../store';
 import type { AccountRow, SettingsRow } from '../store/accounts';
 import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
 import { nowIso } from '../store/db';
@@ -54,20 +54,20 @@ export function newChargeId(): string {
 }
 
 /** The per-call context an adapter needs. `credentials` were read once for the whole client request. */
-export function gatewayContext(
+export async function gatewayContext(
   deps: GatewayDeps, accountId: string, gateway: GatewayId, credentials: Record<string, string>, chargeId: string, idempotencyKey: string, deadline?: number,
-): CallContext {
+): Promise<CallContext> {
   return {
     gateway, baseUrl: deps.gatewayUrls[gateway], credentials, http: deps.http, mappings: deps.mappings.get(gateway)!,
     idempotencyKey, chargeId, timeoutMs: deps.timeoutMs, deadline,
-    ...wireContext(deps, accountId, gateway),
+    ...(await wireContext(deps, accountId, gateway)),
   };
 }
 
 /** Reads the credentials and builds the context; undefined when the account has none for that gateway. */
-export function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string, deadline?: number): CallContext | undefined {
-  const credentials = deps.vault.reveal(accountId, gateway);
-  return credentials && gatewayContext(deps, accountId, gateway, credentials, chargeId, idempotencyKey, deadline);
+export async function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string, deadline?: number): Promise<CallContext | undefined> {
+  const credentials = await deps.vault.reveal(accountId, gateway);
+  return credentials && await gatewayContext(deps, accountId, gateway, credentials, chargeId, idempotencyKey, deadline);
 }
 
 /**
@@ -89,6 +89,12 @@ export function reconcileDelayMs(attempts: number, baseMs = 5_000): number {
 }
 
 type FollowUp = ChargeOperation | 'retrieve';
+
+/** A write queued to run first in the next transaction of the same charge. */
+type PendingWrite = (tx: Repositories) => Promise<void>;
+
+/** How far a create got: `written` once its row is stored; `released` once its lock went with the last write. */
+interface Born { written: boolean; released?: boolean }
 
 interface LastFailure {
   err: RouteGateError;
@@ -116,7 +122,7 @@ export class ChargeService {
   ): Promise<ChargeResult> {
     const { store } = this.deps;
     const deadline = opts.deadline ?? this.deadline();
-    const plan = planAttempts(store, this.deps.vault, account.id, settings, request, { compatGateway: opts.compatGateway });
+    const plan = await planAttempts(store, this.deps.vault, account.id, settings, request, { compatGateway: opts.compatGateway });
     const now = nowIso();
     const charge: ChargeRecord = {
       id: newChargeId(), accountId: account.id, gateway: plan.first, primaryGateway: plan.first, fallbackUsed: false, externalId: null,
@@ -127,27 +133,36 @@ export class ChargeService {
     };
     charge.metadata = request.metadata ?? null;
     // The charge is born locked by this request: neither the reconciler nor a follow-up touches it until the
-    // create has settled. The client's Idempotency-Key is linked to it in the same transaction.
+    // create has settled. It is written with the client's Idempotency-Key link and its first attempt (in_flight)
+    // in one transaction, before any gateway call (runAttempts commits it).
     const owner = ChargeLocks.newOwner();
-    await store.commit(() => {
-      store.charges.insert(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs });
-      if (opts.idempotencyKey) store.idempotency.linkCharge(account.id, opts.idempotencyKey, charge.id);
-    });
+    const born: Born = { written: false };
+    const insert: PendingWrite = async (tx) => {
+      await tx.charges.insert(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs });
+      if (opts.idempotencyKey) await tx.idempotency.linkCharge(account.id, opts.idempotencyKey, charge.id);
+    };
     try {
-      return await this.runAttempts(charge, plan, deadline);
+      return await this.runAttempts(charge, plan, deadline, { insert, born, owner });
     } catch (err) {
+      if (!born.written) throw err; // nothing stored, nothing sent
       // Past the insert a gateway may have charged. The answer names the charge so the client reads it before
       // retrying; the row stays `processing` for the reconciler, and the Idempotency-Key stays bound to it.
       throw rgError('CHARGE_INCOMPLETE', { id: charge.id, gateway: charge.gateway }, { headers: rgHeaders(charge), cause: err });
     } finally {
-      this.locks.release(charge.id, owner);
+      // The last write of runAttempts released the lock in its transaction; this only wakes local waiters
+      // (or, after a failure, releases it).
+      await this.locks.release(charge.id, owner, { released: born.released });
     }
   }
 
-  /** Run the planned attempts in order; each is on disk (in_flight) before its gateway call. */
-  private async runAttempts(charge: ChargeRecord, plan: AttemptPlan, deadline: number): Promise<ChargeResult> {
+  /**
+   * Run the planned attempts in order; each is on disk (in_flight) before its gateway call. Each attempt's operation
+   * number is taken in the transaction that writes it, after the writes pending before it (the charge's own insert
+   * first), so one transaction per gateway call carries everything that led to it.
+   */
+  private async runAttempts(charge: ChargeRecord, plan: AttemptPlan, deadline: number, birth: { insert: PendingWrite; born: Born; owner: string }): Promise<ChargeResult> {
     const { store } = this.deps;
-    let pending: Array<() => void> = [];
+    let pending: PendingWrite[] = [birth.insert];
     let lastFailure: LastFailure | undefined;
     let firstSkip: { err: RouteGateError; gateway: GatewayId } | undefined;
     let won: { outcome: ChargeOutcome; gateway: GatewayId } | undefined;
@@ -158,10 +173,12 @@ export class ChargeService {
     const customerIds = new Map<GatewayId, string>();
 
     for (const step of plan.attempts) {
-      const seq = store.charges.nextSeq(charge.id);
       if (step.skip) {
-        const skipped: AttemptRecord = { seq, operation: 'charge', gateway: step.gateway, outcome: 'skipped', errorCode: step.skip.reason, message: step.skip.message, durationMs: 0 };
-        pending.push(() => store.charges.addAttempt(charge.id, skipped));
+        const skip = step.skip;
+        pending.push(async (tx) => {
+          const skipped: AttemptRecord = { seq: await tx.charges.nextSeq(charge.id), operation: 'charge', gateway: step.gateway, outcome: 'skipped', errorCode: skip.reason, message: skip.message, durationMs: 0 };
+          await tx.charges.addAttempt(charge.id, skipped);
+        });
         firstSkip ??= { err: step.skip.error, gateway: step.gateway };
         if (FALLBACK_ON_SKIP[step.skip.reason]) continue;
         break;
@@ -172,18 +189,21 @@ export class ChargeService {
         deadlinePassed = true;
         break;
       }
-      const key = `${charge.id}-${seq}`;
-      const base = { seq, operation: 'charge', gateway: step.gateway };
       const writes = pending;
       pending = [];
-      await store.commit(() => {
-        for (const w of writes) w();
-        store.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 });
-        store.charges.update(charge.id, { gateway: step.gateway });
+      let seq = 0;
+      await store.commit(async (tx) => {
+        for (const w of writes) await w(tx);
+        seq = await tx.charges.nextSeq(charge.id);
+        await tx.charges.addAttempt(charge.id, { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0 });
+        await tx.charges.update(charge.id, { gateway: step.gateway });
       });
+      birth.born.written = true;
+      const key = `${charge.id}-${seq}`;
+      const base = { seq, operation: 'charge', gateway: step.gateway };
       tried.push(step.gateway);
       const adapter = ADAPTERS[step.gateway];
-      const ctx = gatewayContext(this.deps, charge.accountId, step.gateway, step.credentials!, charge.id, key, deadline);
+      const ctx = await gatewayContext(this.deps, charge.accountId, step.gateway, step.credentials!, charge.id, key, deadline);
       const started = performance.now();
       let sent = step.charge;
       if (step.registerPayer) {
@@ -192,7 +212,7 @@ export class ChargeService {
         if ('failure' in registered) {
           const record = failureAttempt(base, registered.failure, started, 'failed');
           record.message = registered.error.message.slice(0, 500);
-          pending.push(() => store.charges.finishAttempt(charge.id, record));
+          pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
           lastFailure = { err: registered.error, gateway: step.gateway };
           const f = registered.failure instanceof GatewayFailure ? registered.failure : undefined;
           if (f && FALLBACK_ON[f.kind]) continue;
@@ -203,7 +223,7 @@ export class ChargeService {
       }
       try {
         const outcome = await adapter.createCharge(ctx, sent);
-        pending.push(() => store.charges.finishAttempt(charge.id, { ...base, outcome: 'success', durationMs: performance.now() - started }));
+        pending.push((tx) => tx.charges.finishAttempt(charge.id, { ...base, outcome: 'success', durationMs: performance.now() - started }));
         won = { outcome, gateway: step.gateway };
         break;
       } catch (err) {
@@ -212,14 +232,14 @@ export class ChargeService {
           const settled = await settleAmbiguousCreate(adapter, ctx, sent);
           if (settled.kind === 'charged') {
             const message = `${err.message}; settled by ${settled.via} at ${step.gateway}`;
-            pending.push(() => store.charges.finishAttempt(charge.id, { ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started }));
+            pending.push((tx) => tx.charges.finishAttempt(charge.id, { ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started }));
             won = { outcome: settled.outcome, gateway: step.gateway };
             break;
           }
           if (settled.kind === 'unknown') {
             const record = failureAttempt(base, err, started, 'unknown');
             record.message = `${record.message}; ${settled.reason}`.slice(0, 500);
-            pending.push(() => store.charges.finishAttempt(charge.id, record));
+            pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
             unknown = { gateway: step.gateway, reason: settled.reason };
             break;
           }
@@ -227,14 +247,14 @@ export class ChargeService {
           else {
             const record = failureAttempt(base, err, started);
             record.message = `${record.message}; ${settled.proof}`.slice(0, 500);
-            pending.push(() => store.charges.finishAttempt(charge.id, record));
+            pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
             lastFailure = { err: toPublicError(err, step.gateway), gateway: step.gateway };
             // Proven absent: the fallback rule applies as to any refusal, and cannot charge twice.
             if (FALLBACK_ON[err.kind]) continue;
             break;
           }
         }
-        pending.push(() => store.charges.finishAttempt(charge.id, failureAttempt(base, failure, started)));
+        pending.push((tx) => tx.charges.finishAttempt(charge.id, failureAttempt(base, failure, started)));
         const f = failure instanceof GatewayFailure ? failure : undefined;
         lastFailure = { err: toPublicError(failure, step.gateway), gateway: step.gateway };
         if (f?.kind === 'decline') {
@@ -252,12 +272,15 @@ export class ChargeService {
     const customerId = holder ? customerIds.get(holder) : undefined;
     if (customerId) outcome.patch.customerId = customerId;
     const writes = pending;
-    await store.commit(() => {
-      for (const w of writes) w();
-      store.charges.update(charge.id, outcome.patch);
-      if (outcome.patch.status === 'processing') store.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
+    await store.commit(async (tx) => {
+      for (const w of writes) await w(tx);
+      await tx.charges.update(charge.id, outcome.patch);
+      if (outcome.patch.status === 'processing') await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
+      await tx.charges.unlock(charge.id, birth.owner);
     });
-    return { charge: store.charges.getById(charge.id)!, raw: won?.outcome.raw, error: outcome.error };
+    birth.born.written = true;
+    birth.born.released = true;
+    return { charge: (await store.charges.getById(charge.id))!, raw: won?.outcome.raw, error: outcome.error };
   }
 
   /**
@@ -321,8 +344,8 @@ export class ChargeService {
     return { patch: { status: 'failed', gateway: plan.first, errorCode: err.code, errorMessage: err.message.slice(0, 500) }, error: err };
   }
 
-  get(accountId: string, id: string): ChargeRecord {
-    const charge = this.deps.store.charges.get(accountId, id);
+  async get(accountId: string, id: string): Promise<ChargeRecord> {
+    const charge = await this.deps.store.charges.get(accountId, id);
     if (!charge) throw rgError('CHARGE_NOT_FOUND', { id });
     return charge;
   }
@@ -333,7 +356,7 @@ export class ChargeService {
   }
 
   async capture(accountId: string, id: string, amount?: number, deadline = this.deadline()): Promise<ChargeResult> {
-    assertSupported(this.get(accountId, id), 'capture');
+    assertSupported(await this.get(accountId, id), 'capture');
     return this.followUp(accountId, id, deadline, (c) => {
       if (!(c.status === 'approved' && c.captured === false)) {
         throw rgError(c.captured ? 'CAPTURE_ALREADY_CAPTURED' : 'CAPTURE_NOT_PREAUTHORIZED', { id, status: c.status });
@@ -344,7 +367,7 @@ export class ChargeService {
   }
 
   async cancel(accountId: string, id: string, deadline = this.deadline()): Promise<ChargeResult> {
-    assertSupported(this.get(accountId, id), 'cancel');
+    assertSupported(await this.get(accountId, id), 'cancel');
     return this.followUp(accountId, id, deadline, (c) => {
       const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
       if (!cancellable) {
@@ -355,7 +378,7 @@ export class ChargeService {
   }
 
   async refund(accountId: string, id: string, amount?: number, deadline = this.deadline()): Promise<ChargeResult> {
-    assertSupported(this.get(accountId, id), 'refund');
+    assertSupported(await this.get(accountId, id), 'refund');
     return this.followUp(accountId, id, deadline, (c) => {
       if (c.status !== 'approved' || c.captured === false) {
         throw rgError(c.captured === false ? 'REFUND_NOT_CAPTURED' : 'REFUND_NOT_REFUNDABLE', { id, status: c.status });
@@ -380,13 +403,13 @@ export class ChargeService {
     const { store } = this.deps;
     const owner = await this.locks.acquire(id, Math.min(deadline, Date.now() + 15_000));
     try {
-      let charge = this.get(accountId, id);
+      let charge = await this.get(accountId, id);
       // An unconfirmed create, or a follow-up whose outcome is unknown (interrupted, or no answer): re-read first,
       // so the checks below see the gateway's amounts, not ours.
-      const unsettled = charge.status === 'processing' || store.charges.attempts(id).some((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
+      const unsettled = charge.status === 'processing' || (await store.charges.attempts(id)).some((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
       if (unsettled) {
         await this.settleHeld(charge, deadline);
-        charge = this.get(accountId, id);
+        charge = await this.get(accountId, id);
         if (charge.status === 'processing' && !charge.externalId) {
           throw rgError('CHARGE_UNCONFIRMED', { id, gateway: charge.gateway }, { gateway: charge.gateway ?? undefined, headers: rgHeaders(charge) });
         }
@@ -395,7 +418,7 @@ export class ChargeService {
       if (op === 'retrieve' && unsettled) return { charge }; // settleHeld has just read it at the gateway
       return await this.operate(charge, op, amount, deadline);
     } finally {
-      this.locks.release(id, owner);
+      await this.locks.release(id, owner);
     }
   }
 
@@ -404,9 +427,9 @@ export class ChargeService {
     const gateway = charge.gateway as GatewayId;
     if (!charge.externalId) throw rgError('CHARGE_NEVER_CREATED', { id: charge.id, status: charge.status });
     const adapter = ADAPTERS[gateway];
-    const seq = store.charges.nextSeq(charge.id);
+    const seq = await store.charges.nextSeq(charge.id);
     const key = `${charge.id}-${op}-${seq}`;
-    const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
+    const ctx = await callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
     if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     const ref: ChargeRef = {
       externalId: charge.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount, refs: charge.refs ?? undefined,
@@ -414,11 +437,11 @@ export class ChargeService {
     };
     const operation = op === 'partial_refund' ? 'refund' : op;
     const base = { seq, operation, gateway };
-    if (op !== 'retrieve') await store.commit(() => store.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 }));
-    const record = (a: AttemptRecord, patch?: ChargePatch) => store.commit(() => {
-      if (op === 'retrieve') store.charges.addAttempt(charge.id, a);
-      else store.charges.finishAttempt(charge.id, a);
-      if (patch) store.charges.update(charge.id, patch);
+    if (op !== 'retrieve') await store.commit(async (tx) => await tx.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 }));
+    const record = (a: AttemptRecord, patch?: ChargePatch) => store.commit(async (tx) => {
+      if (op === 'retrieve') await tx.charges.addAttempt(charge.id, a);
+      else await tx.charges.finishAttempt(charge.id, a);
+      if (patch) await tx.charges.update(charge.id, patch);
     });
     const call = () => (op === 'capture' ? adapter.captureCharge(ctx, ref, amount)
       : op === 'cancel' ? adapter.cancelCharge(ctx, ref)
@@ -439,12 +462,12 @@ export class ChargeService {
       // What this refund moved, kept per refund: the charge row holds only the total (native refund lists read it).
       const moved = operation === 'refund' ? outcome.refund?.amount ?? Math.max(0, (patch.refundedAmount ?? charge.refundedAmount) - charge.refundedAmount) : undefined;
       await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
-      return { charge: store.charges.getById(charge.id)!, raw: outcome.raw, refund: outcome.refund };
+      return { charge: (await store.charges.getById(charge.id))!, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
       if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
         await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
-        return { charge: store.charges.getById(charge.id)!, raw: err.info.body };
+        return { charge: (await store.charges.getById(charge.id))!, raw: err.info.body };
       }
       const failed = failureAttempt(base, err, started, isAmbiguous(err) ? 'unknown' : undefined);
       let patch: ChargePatch | undefined;
@@ -459,7 +482,7 @@ export class ChargeService {
         }
       }
       await record(failed, patch);
-      return { charge: store.charges.getById(charge.id)!, error: toPublicError(err, gateway) };
+      return { charge: (await store.charges.getById(charge.id))!, error: toPublicError(err, gateway) };
     }
   }
 
@@ -468,14 +491,19 @@ export class ChargeService {
    * `processing` (or was not to begin with).
    */
   async reconcile(id: string, deadline = this.deadline()): Promise<boolean> {
-    const owner = this.locks.tryAcquire(id);
+    const owner = await this.locks.tryAcquire(id);
     if (!owner) return false;
+    return this.reconcileHeld(id, owner, deadline);
+  }
+
+  /** `reconcile` for a charge whose lock `owner` already holds (claimed by the reconciler); releases it. */
+  async reconcileHeld(id: string, owner: string, deadline = this.deadline()): Promise<boolean> {
     try {
-      const charge = this.deps.store.charges.getById(id);
+      const charge = await this.deps.store.charges.getById(id);
       if (!charge) return true;
       return await this.settleHeld(charge, deadline);
     } finally {
-      this.locks.release(id, owner);
+      await this.locks.release(id, owner);
     }
   }
 
@@ -486,27 +514,27 @@ export class ChargeService {
    */
   private async settleHeld(charge: ChargeRecord, deadline: number): Promise<boolean> {
     const { store } = this.deps;
-    const attempts = store.charges.attempts(charge.id);
+    const attempts = await store.charges.attempts(charge.id);
     const open = attempts.filter((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
     const interrupted = open;
     const gateway = (open.at(-1)?.gateway ?? charge.gateway) as GatewayId;
-    const seq = store.charges.nextSeq(charge.id);
+    const seq = await store.charges.nextSeq(charge.id);
     const base = { seq, operation: 'reconcile', gateway };
     const started = performance.now();
-    const finish = (patch: ChargePatch | undefined, record: AttemptRecord, settledCreate?: AttemptRecord['outcome']) => store.commit(() => {
+    const finish = (patch: ChargePatch | undefined, record: AttemptRecord, settledCreate?: AttemptRecord['outcome']) => store.commit(async (tx) => {
       if (record.outcome === 'success') {
         for (const a of interrupted) {
           const outcome = a.operation === 'charge' ? settledCreate ?? 'unknown' : 'reconciled';
           const why = a.outcome === 'in_flight' ? 'interrupted' : 'no answer';
-          store.charges.finishAttempt(charge.id, { ...a, outcome, message: `${why}; ${record.message ?? 'settled by the reconciler'}`.slice(0, 500) });
+          await tx.charges.finishAttempt(charge.id, { ...a, outcome, message: `${why}; ${record.message ?? 'settled by the reconciler'}`.slice(0, 500) });
         }
       }
-      if (patch) store.charges.update(charge.id, patch);
-      store.charges.addAttempt(charge.id, record);
+      if (patch) await tx.charges.update(charge.id, patch);
+      await tx.charges.addAttempt(charge.id, record);
       const status = patch?.status ?? charge.status;
       if (status === 'processing') {
-        const n = store.charges.reconcileAttempts(charge.id) + 1;
-        store.charges.scheduleReconcile(charge.id, n, Date.now() + reconcileDelayMs(n, this.deps.reconcileBackoffMs));
+        const n = await tx.charges.reconcileAttempts(charge.id) + 1;
+        await tx.charges.scheduleReconcile(charge.id, n, Date.now() + reconcileDelayMs(n, this.deps.reconcileBackoffMs));
       }
     });
 
@@ -516,7 +544,7 @@ export class ChargeService {
       await finish({ status: 'failed', errorCode: code, errorMessage: message }, { ...base, outcome: 'success', message, durationMs: 0 });
       return true;
     }
-    const ctx = callContext(this.deps, charge.accountId, gateway, charge.id, `${charge.id}-reconcile-${seq}`, deadline);
+    const ctx = await callContext(this.deps, charge.accountId, gateway, charge.id, `${charge.id}-reconcile-${seq}`, deadline);
     if (!ctx) {
       await finish(undefined, { ...base, outcome: 'failed', errorCode: 'MISSING_CREDENTIALS', message: `no ${gateway} credentials to read the charge with`, durationMs: 0 });
       return charge.status !== 'processing';

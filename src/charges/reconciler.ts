@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store';
 import type { ChargeService } from './orchestrator';
+import { ChargeLocks } from './charge-locks';
 
 export interface ReconcilerOptions {
   /** Between passes; 0 = one pass at start-up only. */
@@ -56,39 +57,39 @@ export class Reconciler {
   }
 
   /** `processing` charges waiting for a check now (for the operator and metrics). */
-  backlog(): number {
-    return this.store.charges.processingCount();
+  async backlog(): Promise<number> {
+    return await this.store.charges.processingCount();
   }
 
   private async runPass(): Promise<PassReport> {
     const report: PassReport = { checked: 0, settled: 0, unsettled: 0 };
     const limit = this.options.maxPerPass ?? 1_000;
     const seen = new Set<string>();
-    while (!this.stopped && report.checked < limit && this.store.db.open) {
-      const due = this.store.charges.dueForReconcile(Date.now(), Math.min(100, limit - report.checked)).filter((c) => !seen.has(c.id));
-      if (due.length === 0) break;
-      for (const c of due) seen.add(c.id);
-      await runBounded(due, this.options.concurrency ?? 4, async ({ id }) => {
-        if (this.stopped) return;
+    // Each lane claims one due charge at a time (its lock taken in the claim, so no other process or lane
+    // takes it) and settles it before claiming the next: a claim never waits behind other charges' calls.
+    const lane = async () => {
+      while (!this.stopped && report.checked < limit && this.store.open) {
+        const owner = ChargeLocks.newOwner();
+        const [claimed] = await this.store.charges.claimDueForReconcile(owner, Date.now(), this.charges.locks.leaseMs, 1);
+        if (!claimed) return;
+        if (seen.has(claimed.id)) {
+          // Settled nothing this pass (rescheduled in the past by a clock step): leave it to the next pass.
+          await this.charges.locks.release(claimed.id, owner);
+          return;
+        }
+        seen.add(claimed.id);
         report.checked += 1;
         try {
-          if (await this.charges.reconcile(id)) report.settled += 1;
+          if (await this.charges.reconcileHeld(claimed.id, owner)) report.settled += 1;
           else report.unsettled += 1;
         } catch (err) {
           report.unsettled += 1;
-          this.log.error({ err, chargeId: id }, 'reconciling a charge failed');
+          this.log.error({ err, chargeId: claimed.id }, 'reconciling a charge failed');
         }
-      });
-    }
+      }
+    };
+    await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane));
     if (report.checked > 0) this.log.info({ reconciler: report }, 'reconciler pass');
     return report;
   }
-}
-
-async function runBounded<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]);
-  });
-  await Promise.all(lanes);
 }

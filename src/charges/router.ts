@@ -51,9 +51,9 @@ export interface AttemptPlan {
  * any network call: capabilities, credentials, and what may not leave the gateway that issued it
  * (card tokens, saved payment methods, customers, split recipient ids).
  */
-export function planAttempts(
+export async function planAttempts(
   store: Store, vault: CredentialVault, accountId: string, settings: SettingsRow, request: NormalizedCharge, opts: { compatGateway?: GatewayId } = {},
-): AttemptPlan {
+): Promise<AttemptPlan> {
   const named = request.gateway === undefined ? undefined : resolveGatewayId(request.gateway);
   const first = named ?? (settings.primaryGateway as GatewayId | null) ?? undefined;
   if (!first) {
@@ -61,7 +61,7 @@ export function planAttempts(
   }
   const order = [first, ...(settings.gatewayFallbacks as GatewayId[]).filter((g) => g !== first)];
   const customerOwner = request.customerId
-    ? ((store.customers.byExternalId(accountId, request.customerId)?.gateway as GatewayId | undefined) ?? first)
+    ? (((await store.customers.byExternalId(accountId, request.customerId))?.gateway as GatewayId | undefined) ?? first)
     : undefined;
   const token = request.creditCard?.token || request.creditCard?.paymentMethodId;
   const hasToken = !!token;
@@ -72,8 +72,9 @@ export function planAttempts(
   if (hasToken && opts.compatGateway && !named && !order.includes(tokenHome)) order.push(tokenHome);
   // Checked once (400 before anything is routed); resolved for each gateway below. Raw recipient ids belong to
   // the first choice, like card tokens (DESIGN.md's portability rule).
-  const split = prepareSplit(store, vault, accountId, request, first);
-  const payer = knownPayer(store, accountId, request);
+  const split = await prepareSplit(store, vault, accountId, request, first);
+  const payer = await knownPayer(store, accountId, request);
+  const stored = new Map(await Promise.all(order.map(async (g) => [g, await vault.reveal(accountId, g)] as const)));
 
   const attempts = order.map((gateway): PlannedAttempt => {
     const adapter = ADAPTERS[gateway];
@@ -109,7 +110,7 @@ export function planAttempts(
     }
     const unmet = unmetRequirement(adapter.requirements, charge, payer, settings);
     if (unmet) return skip(unmet.reason, REQUIREMENT_ERRORS[unmet.reason]({ gateway, why: unmet.why, field: unmet.field }, extra));
-    const credentials = vault.reveal(accountId, gateway);
+    const credentials = stored.get(gateway);
     if (!credentials) return skip('MISSING_CREDENTIALS', rgError('MISSING_CREDENTIALS', { gateway }, extra));
     if (resolution) {
       const own = withOwnRecipient(resolution, gateway, credentials);

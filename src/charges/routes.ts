@@ -30,7 +30,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
       await charges.reconcile(chargeId);
       // Compatibility mode: the same charge, as the compat gateway's native create answers it.
       if (request.compatCreate) return compat.replay(request, chargeId);
-      const charge = deps.store.charges.get(request.account.id, chargeId);
+      const charge = await deps.store.charges.get(request.account.id, chargeId);
       if (!charge) return undefined;
       const headers = { ...rgHeaders(charge), 'content-type': 'application/json; charset=utf-8' };
       const err = storedChargeError(charge);
@@ -77,7 +77,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
   }, async (request) => {
     const q = request.query;
     const limit = q.limit ? Number(q.limit) : 20;
-    const rows = deps.store.charges.list(request.account.id, {
+    const rows = await deps.store.charges.list(request.account.id, {
       limit: limit + 1, status: q.status, gateway: q.gateway ? resolveGatewayId(q.gateway) : undefined, after: q.cursor ? decodeCursor(q.cursor) : undefined,
     });
     const page = rows.slice(0, limit);
@@ -91,10 +91,10 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     const accountId = request.account.id;
     if (request.query.refresh === 'true') {
       const refreshed = await charges.refresh(accountId, request.params.id);
-      return send(reply, refreshed, formatOf(request), 200, deps.store.charges.attempts(refreshed.charge.id));
+      return send(reply, refreshed, formatOf(request), 200, await deps.store.charges.attempts(refreshed.charge.id));
     }
-    const charge = charges.get(accountId, request.params.id);
-    const attempts = deps.store.charges.attempts(charge.id);
+    const charge = await charges.get(accountId, request.params.id);
+    const attempts = await deps.store.charges.attempts(charge.id);
     return reply.headers(rgHeaders(charge)).send({ success: true, data: { ...chargeView(charge), attempts } });
   });
 

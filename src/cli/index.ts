@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig, ConfigError, resolveMappingsDir } from '../config';
-import { openStore, type Store } from '../store';
+import type { Store } from '../store';
+import { openStore } from '../store/open';
 import { AccountService } from '../accounts/service';
 import { CredentialVault } from '../accounts/credential-vault';
 import { MappingLoadError } from '../mapping/loader';
@@ -38,27 +39,27 @@ interface Command {
   run(p: Parsed, io: Io): Promise<number> | number;
 }
 
-function withStore<T>(fn: (store: Store, masterKey: Buffer) => T): T {
+async function withStore<T>(fn: (store: Store, masterKey: Buffer) => T | Promise<T>): Promise<T> {
   const config = loadConfig();
   for (const w of config.warnings) process.stderr.write(`routegate: warning: ${w}\n`);
-  const store = openStore(config.dbPath);
+  const store = await openStore(config);
   try {
-    new CredentialVault(store, config.masterKey).verifyMasterKey();
-    return fn(store, config.masterKey);
+    await new CredentialVault(store, config.masterKey).verifyMasterKey();
+    return await fn(store, config.masterKey);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 async function withStoreAsync<T>(fn: (store: Store, config: ReturnType<typeof loadConfig>) => Promise<T>): Promise<T> {
   const config = loadConfig();
   for (const w of config.warnings) process.stderr.write(`routegate: warning: ${w}\n`);
-  const store = openStore(config.dbPath);
+  const store = await openStore(config);
   try {
-    new CredentialVault(store, config.masterKey).verifyMasterKey();
+    await new CredentialVault(store, config.masterKey).verifyMasterKey();
     return await fn(store, config);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -72,12 +73,12 @@ const COMMANDS: Command[] = [
       'webhookSigningSecret (whsec_...) signs the events forwarded to the account\'s webhookForwardUrl; it is stored',
       'encrypted and never shown again: rotate it with `routegate webhooks rotate-secret ID`.',
     ],
-    run({ values }, io) {
+    async run({ values }, io) {
       const name = typeof values.name === 'string' ? values.name.trim() : '';
       const email = typeof values.email === 'string' ? values.email.trim() : '';
       if (!name) throw usage('accounts create', 'missing --name NAME');
       if (!email || !EMAIL.test(email)) throw usage('accounts create', '--email needs a valid e-mail address');
-      const created = withStore((s, key) => new AccountService(s, key).create(name, email));
+      const created = await withStore((s, key) => new AccountService(s, key).create(name, email));
       io.out(JSON.stringify({ id: created.id, apiKey: created.apiKey, webhookSigningSecret: created.webhookSigningSecret }));
       return EXIT.OK;
     },
@@ -85,8 +86,8 @@ const COMMANDS: Command[] = [
   {
     name: 'accounts list', args: [], synopsis: '', options: {},
     summary: 'one JSON line per account: {"id","name","email","active","createdAt"}',
-    run(_p, io) {
-      const rows = withStore((s) => new AccountService(s).list());
+    async run(_p, io) {
+      const rows = await withStore((s) => new AccountService(s).list());
       for (const a of rows) io.out(JSON.stringify({ id: a.id, name: a.name, email: a.email, active: a.active, createdAt: a.createdAt }));
       return EXIT.OK;
     },
@@ -94,9 +95,9 @@ const COMMANDS: Command[] = [
   ...(['deactivate', 'activate'] as const).map((action): Command => ({
     name: `accounts ${action}`, args: ['ID'], synopsis: 'ID', options: {},
     summary: action === 'deactivate' ? "refuse the account's key with 403 CLIENT_INACTIVE; prints {\"id\",\"active\"}" : 'accept its key again; prints {"id","active"}',
-    run({ positionals }, io) {
+    async run({ positionals }, io) {
       const id = positionals[0];
-      const ok = withStore((s) => new AccountService(s).setActive(id, action === 'activate'));
+      const ok = await withStore((s) => new AccountService(s).setActive(id, action === 'activate'));
       if (!ok) {
         io.err(`routegate: no account with id ${id}`);
         return EXIT.FAILED;
@@ -108,9 +109,9 @@ const COMMANDS: Command[] = [
   {
     name: 'keys rotate', args: ['ID'], synopsis: 'ID', options: {},
     summary: 'new key printed once as {"id","apiKey"}; the previous key stops working at once',
-    run({ positionals }, io) {
+    async run({ positionals }, io) {
       const id = positionals[0];
-      const rotated = withStore((s) => new AccountService(s).rotateKey(id));
+      const rotated = await withStore((s) => new AccountService(s).rotateKey(id));
       if (!rotated) {
         io.err(`routegate: no account with id ${id}`);
         return EXIT.FAILED;
@@ -126,9 +127,9 @@ const COMMANDS: Command[] = [
       'Forwarded events are signed with both the new and the previous secrets for 24 hours (two v1 signatures),',
       'so the backend can switch without losing an event; then only with the new one.',
     ],
-    run({ positionals }, io) {
+    async run({ positionals }, io) {
       const id = positionals[0];
-      const rotated = withStore((s, key) => new AccountService(s, key).rotateSigningSecret(id));
+      const rotated = await withStore((s, key) => new AccountService(s, key).rotateSigningSecret(id));
       if (!rotated) {
         io.err(`routegate: no account with id ${id}`);
         return EXIT.FAILED;

@@ -31,7 +31,7 @@ export async function nativeCreateToNormalized(
   const mapped = await deps.mappings.get(gateway)!.evaluate<Record<string, unknown>>('native.request', body, nativeBindings(deps, surface));
   const charge = (mapped && typeof mapped === 'object' ? mapped : {}) as Record<string, unknown>;
   if (typeof charge.customerId === 'string') {
-    const stored = deps.store.customers.findByAnyId(accountId, charge.customerId);
+    const stored = await deps.store.customers.findByAnyId(accountId, charge.customerId);
     if (stored) {
       charge.customerId = stored.externalId;
       // The customer the client named fills what the payment's own billing details leave out (the CPF, most often),
@@ -52,7 +52,7 @@ export async function compatCharge(
 ): Promise<CompatCharge> {
   const view: Record<string, unknown> = { ...chargeView(charge), ...(charge.refs ? { refs: charge.refs } : {}) };
   // The customer as the client knows it: a customer held by another gateway was answered by RouteGate's id (cus_rg_).
-  const customer = charge.customerId ? deps.store.customers.byExternalId(charge.accountId, charge.customerId) : undefined;
+  const customer = charge.customerId ? await deps.store.customers.byExternalId(charge.accountId, charge.customerId) : undefined;
   if (customer && customer.gateway !== gateway) view.customerId = customer.id;
   const processedHere = charge.gateway === gateway;
   if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere };

@@ -33,6 +33,8 @@ interface CompatState {
   route?: CompatRoute;
   raw?: Buffer;
   errorContext: NativeErrorContext;
+  /** The account's credentials for a passthrough call, read before the proxy's synchronous header rewrite. */
+  passthroughCredentials?: Record<string, string>;
 }
 
 declare module 'fastify' {
@@ -61,7 +63,7 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     const state = locate(request);
     request.compatState = state;
     if (keyInQuery(request)) throw rgError('API_KEY_IN_URL');
-    authenticate(request, store, nativeKey(request.headers));
+    await authenticate(request, store, nativeKey(request.headers));
     const mode = request.settings.compatibilityMode as GatewayId | null;
     if (state.gateway) {
       if (mode !== state.gateway) throw rgError('COMPAT_NOT_ENABLED', { gateway: state.gateway, mode: mode ?? 'off' });
@@ -120,8 +122,7 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
       rewriteRequestHeaders: (request: FastifyRequest, headers: Record<string, unknown>) => {
         const out = { ...headers };
         for (const h of KEY_HEADERS) delete out[h];
-        const credentials = deps.vault.reveal(request.account.id, request.compatState!.gateway!) ?? {};
-        return { ...out, ...request.compatState!.surface!.passthroughHeaders(credentials) };
+        return { ...out, ...request.compatState!.surface!.passthroughHeaders(request.compatState!.passthroughCredentials ?? {}) };
       },
       rewriteHeaders: (headers: Record<string, unknown>, request?: FastifyRequest) => ({
         ...headers, ...rgHeaders(undefined, request?.compatState?.gateway), 'x-rg-passthrough': 'true',
@@ -168,7 +169,8 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
       });
       return reply.code(answer.status).headers({ ...rgHeaders(undefined, gateway), ...answer.headers }).send(answer.body);
     }
-    if (!deps.vault.reveal(request.account.id, gateway)) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
+    state.passthroughCredentials = await deps.vault.reveal(request.account.id, gateway);
+    if (!state.passthroughCredentials) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     const base = new URL(deps.gatewayUrls[gateway]).pathname.replace(/\/$/, '');
     const body = state.raw && state.raw.length ? { body: state.raw, contentType: request.headers['content-type'] ?? 'application/octet-stream' } : {};
     return reply.from(`${base}${state.path}`, { ...options, ...body });

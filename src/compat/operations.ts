@@ -45,7 +45,7 @@ export async function runOperation(s: CompatServices, call: OperationCall): Prom
     case 'customerList': return customerList(s, call);
     case 'customerRetrieve': {
       const id = requireId(call);
-      const customer = s.deps.store.customers.findByAnyId(call.request.account.id, id);
+      const customer = await s.deps.store.customers.findByAnyId(call.request.account.id, id);
       if (!customer) throw rgError('CUSTOMER_NOT_FOUND', { id });
       return answer(call.surface.answers.customer({ view: customerView(customer), processedHere: customer.gateway === call.gateway }, native, route.operation));
     }
@@ -117,7 +117,7 @@ function cancelOrRefund(charge: ChargeRecord, amount: number | undefined): 'canc
 export async function nativeReplayAnswer(
   deps: GatewayDeps, call: { gateway: GatewayId; surface?: CompatSurface; body: unknown; accountId: string; production: boolean }, chargeId: string,
 ): Promise<ChargeLinkedAnswer | undefined> {
-  const charge = deps.store.charges.get(call.accountId, chargeId);
+  const charge = await deps.store.charges.get(call.accountId, chargeId);
   if (!charge) return undefined;
   const headers = { ...rgHeaders(charge), 'content-type': 'application/json; charset=utf-8' };
   const stored = storedChargeError(charge);
@@ -132,9 +132,9 @@ export async function nativeReplayAnswer(
   return { status: call.surface?.createStatus ?? 200, headers, body: JSON.stringify(native.native), settled: true };
 }
 
-function findCharge(s: CompatServices, call: OperationCall): ChargeRecord {
+async function findCharge(s: CompatServices, call: OperationCall): Promise<ChargeRecord> {
   const id = requireId(call);
-  const charge = s.deps.store.charges.findByAnyId(call.request.account.id, id);
+  const charge = await s.deps.store.charges.findByAnyId(call.request.account.id, id);
   if (!charge) throw rgError('CHARGE_NOT_FOUND', { id });
   return charge;
 }
@@ -142,7 +142,7 @@ function findCharge(s: CompatServices, call: OperationCall): ChargeRecord {
 async function followUp(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
   const { route, native, request } = call;
   const accountId = request.account.id;
-  const before = findCharge(s, call);
+  const before = await findCharge(s, call);
   call.errorContext.chargeId = before.id;
   const amount = readAmount(native, route.amount, nativeAmountUnit(s.deps, call.gateway, call.surface));
   // One native route for void and refund: the charge's state picks (ChargeService re-checks it under the lock).
@@ -156,7 +156,7 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   const charge = await nativeOf(s, call, operation === 'refund' ? { charge: result.charge } : result);
   const headers = rgHeaders(result.charge);
   if (operation === 'refund') {
-    const seq = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success').length;
+    const seq = (await s.deps.store.charges.attempts(before.id)).filter((a) => a.operation === 'refund' && a.outcome === 'success').length;
     const refunded = result.refund?.amount ?? result.charge.refundedAmount - before.refundedAmount;
     const raw = charge.processedHere ? result.raw : undefined;
     return answer(call.surface.answers.refund(charge, { refundId: result.refund?.refundId, amount: refunded, status: result.refund?.status, seq, raw }, native), headers);
@@ -168,10 +168,10 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
 async function list(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
   const accountId = call.request.account.id;
   const { limit, offset, after: cursor } = page(call);
-  const after = cursor ? s.deps.store.charges.findByAnyId(accountId, cursor) : undefined;
+  const after = cursor ? await s.deps.store.charges.findByAnyId(accountId, cursor) : undefined;
   if (cursor && !after) throw rgError('CHARGE_NOT_FOUND', { id: cursor });
   // An offset (APIs that page by offset) skips that many rows of the same newest-first order.
-  const rows = s.deps.store.charges.list(accountId, { limit: limit + 1, offset, after: after && { createdAt: after.createdAt, id: after.id } });
+  const rows = await s.deps.store.charges.list(accountId, { limit: limit + 1, offset, after: after && { createdAt: after.createdAt, id: after.id } });
   const items = await Promise.all(rows.slice(0, limit).map((c) => compatCharge(s.deps, call.gateway, call.surface, c, undefined, {})));
   return answer(call.surface.answers.list(items, rows.length > limit, call.native));
 }
@@ -187,7 +187,7 @@ async function customerList(s: CompatServices, call: OperationCall): Promise<Ope
   const shape = call.surface.answers.customerList;
   if (!shape) throw rgError('ROUTE_NOT_FOUND', { method: call.native.method, path: call.native.path });
   const { limit, offset } = page(call);
-  const rows = s.deps.store.customers.list(call.request.account.id, limit + 1, offset);
+  const rows = await s.deps.store.customers.list(call.request.account.id, limit + 1, offset);
   const items = rows.slice(0, limit).map((c) => ({ view: customerView(c), processedHere: c.gateway === call.gateway }));
   return answer(shape(items, rows.length > limit, call.native));
 }
@@ -198,12 +198,12 @@ async function customerList(s: CompatServices, call: OperationCall): Promise<Ope
  * surface's answer gives it, so a synthesized id works as well as the gateway's.
  */
 async function refunds(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
-  const before = findCharge(s, call);
+  const before = await findCharge(s, call);
   call.errorContext.chargeId = before.id;
   const result = await s.charges.refresh(call.request.account.id, before.id);
   if (result.error) return failWith(s, call, { ...result, error: result.error });
   const charge = await nativeOf(s, call, result);
-  const facts = s.deps.store.charges.attempts(before.id).filter((a) => a.operation === 'refund' && a.outcome === 'success')
+  const facts = (await s.deps.store.charges.attempts(before.id)).filter((a) => a.operation === 'refund' && a.outcome === 'success')
     .map((a, i): RefundFacts => ({ refundId: a.externalId ?? undefined, amount: a.amount ?? 0, status: 'succeeded', seq: i + 1, createdAt: a.createdAt }));
   const { answers } = call.surface;
   const each = () => facts.map((f) => answers.refund(charge, f, call.native).body);
@@ -226,9 +226,9 @@ async function customerCreate(s: CompatServices, call: OperationCall): Promise<O
   const input = JSON.parse(JSON.stringify(call.surface.answers.customerInput(call.native))) as Record<string, unknown>;
   // The customer is made where the account's charges go (its primary), so a later charge there can use it; a primary
   // without customers (or without credentials) leaves it to the compat gateway, whose own ids its clients expect.
-  const usable = (g: GatewayId | null | undefined): g is GatewayId => !!g && ADAPTERS[g]?.capabilities.customer !== 'unsupported' && s.deps.vault.reveal(request.account.id, g) !== undefined;
+  const usable = async (g: GatewayId | null | undefined): Promise<boolean> => !!g && ADAPTERS[g]?.capabilities.customer !== 'unsupported' && await s.deps.vault.reveal(request.account.id, g) !== undefined;
   const primary = request.settings.primaryGateway as GatewayId | null;
-  const target = usable(primary) ? primary : usable(gateway) ? gateway : undefined;
+  const target = (await usable(primary)) ? primary : (await usable(gateway)) ? gateway : undefined;
   if (target) input.gateway = target;
   s.validator.assert('customer-request', input, '', (errors) => rgError('INVALID_REQUEST', { fields: validationSummary(errors) }, { details: { errors } }));
   const { customer, raw } = await s.customers.create(request.account, request.settings, input as never);

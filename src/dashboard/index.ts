@@ -72,7 +72,7 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
   app.decorateRequest('dashboardUser', null);
   // Who is signed in, and may they open this route? Before the body is read.
   app.addHook('onRequest', async (request, reply) => {
-    request.dashboardUser = currentUser(request, deps);
+    request.dashboardUser = await currentUser(request, deps);
     const audience = request.routeOptions.config.audience ?? 'signed-in';
     if (audience === 'public') return;
     const user = request.dashboardUser;
@@ -107,19 +107,19 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
   for (const page of PAGES) page.routes(app, deps);
 }
 
-function currentUser(request: FastifyRequest, deps: DashboardDeps): DashboardUser | null {
+async function currentUser(request: FastifyRequest, deps: DashboardDeps): Promise<DashboardUser | null> {
   const sid = request.session?.get('sid');
-  const subject = deps.sessions.check(sid);
+  const subject = await deps.sessions.check(sid);
   if (!subject) return null;
   if (subject.kind === 'operator') {
-    const op = deps.store.logins.operatorById(subject.subjectId);
+    const op = await deps.store.logins.operatorById(subject.subjectId);
     return op ? { kind: 'operator', subjectId: op.id, email: op.email } : null;
   }
-  const account = deps.store.accounts.get(subject.subjectId);
-  const owner = deps.store.logins.ownerOf(subject.subjectId);
+  const account = await deps.store.accounts.get(subject.subjectId);
+  const owner = await deps.store.logins.ownerOf(subject.subjectId);
   // A deactivated account's owner is signed out at the next request, as its API key is refused.
   if (!account || !owner || !account.active) {
-    deps.sessions.end(sid!);
+    await deps.sessions.end(sid!);
     return null;
   }
   return { kind: 'owner', subjectId: account.id, email: owner.email, account };

@@ -73,7 +73,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     const target = scope ?? `${request.method} ${request.url.split('?')[0]}`;
     const hash = sha256Hex(`${target}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
     const now = clock.now();
-    const existing = store.idempotency.get(accountId, key);
+    const existing = await store.idempotency.get(accountId, key);
     if (existing && existing.expiresAt > now) {
       if (existing.requestHash !== hash) {
         throw rgError('IDEMPOTENCY_KEY_REUSED', { key: given });
@@ -82,7 +82,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
       if (existing.statusCode === null && !stale) throw inProgress(given);
       if (existing.statusCode === null && !existing.chargeId) {
         // The first request died before it created a charge: nothing can have been charged, so this one runs.
-        if (!store.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs)) throw inProgress(given);
+        if (!await store.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs)) throw inProgress(given);
         request.idempotencyKey = key;
         return;
       }
@@ -91,13 +91,13 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
       if (existing.chargeId && opts.answerFromCharge && (existing.statusCode === null || existing.statusCode === 504)) {
         const answer = await opts.answerFromCharge(request, existing.chargeId);
         if (answer) {
-          if (answer.settled) store.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body);
+          if (answer.settled) await store.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body);
           return replay(reply, answer);
         }
       }
       return replay(reply, { status: existing.statusCode ?? 504, headers: existing.headers, body: existing.body });
     }
-    if (!store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) throw inProgress(given);
+    if (!await store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) throw inProgress(given);
     request.idempotencyKey = key;
   });
 
@@ -108,14 +108,14 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     // have charged, and a retry under the same key must get this answer back, not a second charge.
     const chargeId = reply.getHeader('x-rg-charge-id');
     if (reply.statusCode === 500 && (chargeId === undefined || chargeId === 'none')) {
-      store.idempotency.release(request.account.id, key);
+      await store.idempotency.release(request.account.id, key);
       return payload;
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (REPLAYED_HEADERS.test(name) && value !== undefined) headers[name] = String(value);
     }
-    store.idempotency.complete(request.account.id, key, reply.statusCode, headers, typeof payload === 'string' ? payload : String(payload));
+    await store.idempotency.complete(request.account.id, key, reply.statusCode, headers, typeof payload === 'string' ? payload : String(payload));
     return payload;
   });
 }

@@ -29,7 +29,7 @@ export class Metrics {
   // An attempt row is written when it finishes, and again if the reconciler later settles it: count it once.
   private readonly counted = new LRUCache<string, true>({ max: 10_000 });
 
-  constructor(opts: { backlog: () => number; outboxBacklog?: () => number }) {
+  constructor(opts: { backlog: () => Promise<number>; outboxBacklog?: () => Promise<number> }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'routegate_' });
     this.requests = new Counter({ name: 'routegate_http_requests_total', help: 'HTTP answers by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
@@ -54,14 +54,14 @@ export class Metrics {
     });
     new Gauge({
       name: 'routegate_webhook_outbox_backlog', help: 'Event deliveries waiting in the outbox for the merchant backend', registers,
-      collect() {
-        this.set(opts.outboxBacklog?.() ?? 0);
+      async collect() {
+        this.set((await opts.outboxBacklog?.()) ?? 0);
       },
     });
     new Gauge({
       name: 'routegate_reconciler_backlog', help: 'Charges in processing, waiting for the reconciler to settle them at their gateway', registers,
-      collect() {
-        this.set(opts.backlog());
+      async collect() {
+        this.set(await opts.backlog());
       },
     });
   }

@@ -4,37 +4,23 @@ import type { MappingRegistry } from '../mapping/loader';
 import { GATEWAY_IDS } from '../gateways/registry-ids';
 import { rgError } from '../errors';
 
-class Rollback extends Error {}
-
 /** GET /health (liveness: the process answers and the database reads) and GET /ready (it can take charges). */
 export async function probeRoutes(app: FastifyInstance, opts: { store: Store; mappings: MappingRegistry }): Promise<void> {
   const { store, mappings } = opts;
 
   app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process is up and the database answers' } }, async () => {
     try {
-      store.db.prepare('SELECT 1').get();
+      await store.ping();
       return { status: 'ok', database: 'ok' };
     } catch (err) {
       throw rgError('DATABASE_UNAVAILABLE', {}, { cause: err });
     }
   });
 
-  // A real write, rolled back: a read-only file, a full disk or a lock held elsewhere all show here.
-  const writeProbe = () => {
-    try {
-      store.db.transaction(() => {
-        store.meta.set('ready_probe', new Date().toISOString());
-        throw new Rollback();
-      })();
-    } catch (err) {
-      if (!(err instanceof Rollback)) throw err;
-    }
-  };
-
   app.get('/ready', { schema: { tags: ['operations'], summary: 'Readiness: the database is writable and every gateway\'s mappings are loaded' } }, async () => {
     const problems: string[] = [];
     try {
-      writeProbe();
+      await store.probeWrite();
     } catch (err) {
       problems.push(`the database is not writable (${(err as Error).message})`);
     }

@@ -13,12 +13,20 @@ export class MappingFixturesError extends Error {
   }
 }
 
+const timedOut = (r: FixtureResult) => /ran longer than \d+ ms/.test(r.message ?? '');
+
 /**
  * Runs every fixture of `dir` (a fraction of a second) before the service opens anything. Throws
  * MappingFixturesError when one fails, unless `allowFailing`; then resolves the failures for the caller to log.
  */
 export async function checkFixturesAtStart(dir: string, allowFailing: boolean): Promise<FixtureResult[]> {
-  const failures = (await runFixtures(dir)).filter((r) => !r.ok);
+  let failures = (await runFixtures(dir)).filter((r) => !r.ok);
+  // A fixture stopped by the time budget may only have met a busy machine (a cold start next to other work):
+  // run the whole set again, at most twice, and keep what fails every time. A runaway mapping still fails.
+  for (let retry = 0; retry < 2 && failures.some(timedOut); retry++) {
+    const again = new Set((await runFixtures(dir)).filter((r) => !r.ok).map((r) => r.file));
+    failures = failures.filter((f) => again.has(f.file));
+  }
   if (failures.length && !allowFailing) throw new MappingFixturesError(failures);
   return failures;
 }

@@ -88,21 +88,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   // A database kept from an earlier run already holds the demo account: it gets a fresh key (its key was shown
   // only once, and only its hash is stored), is active again and is put back to the demo's credentials and routing.
   const accounts = new AccountService(app.store, app.config.masterKey);
-  const existing = accounts.list().find((a) => a.email === DEMO_ACCOUNT.email);
-  const created = existing ? accounts.rotateKey(existing.id)! : accounts.create(DEMO_ACCOUNT.name, DEMO_ACCOUNT.email);
-  if (existing && !existing.active) accounts.setActive(existing.id, true);
+  const existing = (await accounts.list()).find((a) => a.email === DEMO_ACCOUNT.email);
+  const created = existing ? (await accounts.rotateKey(existing.id))! : await accounts.create(DEMO_ACCOUNT.name, DEMO_ACCOUNT.email);
+  if (existing && !existing.active) await accounts.setActive(existing.id, true);
   // The secret forwarded events are signed with, shown once like the key: a kept demo account gets a new one (the
   // previous one keeps signing for the 24-hour rotation overlap).
-  const webhookSigningSecret = created.webhookSigningSecret ?? accounts.rotateSigningSecret(created.id)!.webhookSigningSecret;
+  const webhookSigningSecret = created.webhookSigningSecret ?? (await accounts.rotateSigningSecret(created.id))!.webhookSigningSecret;
   const account = { id: created.id, apiKey: created.apiKey, webhookSigningSecret };
   const vault = app.vault;
-  for (const g of GATEWAY_IDS) vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
-  app.store.accounts.saveSettings(account.id, demoSettings(app.store.accounts.settings(account.id)));
+  for (const g of GATEWAY_IDS) await vault.save(account.id, g, SANDBOX_CREDENTIALS[g]);
+  await app.store.accounts.saveSettings(account.id, demoSettings(await app.store.accounts.settings(account.id)));
   // What a merchant pastes in each gateway's dashboard; the emulators sign with the sandbox credentials'
   // webhookSecret, which the demo account holds. The service's own URL, not ROUTEGATE_PUBLIC_URL: that one may
   // name a port chosen before listening or a public host this machine does not answer for.
   if (opts.webhooks !== false) {
-    const token = app.store.accounts.get(account.id)!.webhookToken;
+    const token = (await app.store.accounts.get(account.id))!.webhookToken;
     for (const g of GATEWAY_IDS) emulators.control.webhooks.register(g, { url: webhookUrl(url, g, token) });
   }
   const logins = { operator: { email: DEMO_OPERATOR_EMAIL, password: `op-${randomBase62(16)}` }, owner: { email: DEMO_ACCOUNT.email, password: `owner-${randomBase62(16)}` } };
@@ -170,8 +170,8 @@ async function main(): Promise<number> {
   out(`  dashboard:  ${sandbox.url}/dashboard   (new passwords each run)`);
   out(`    operator: ${sandbox.logins.operator.email}  password ${sandbox.logins.operator.password}`);
   out(`    owner:    ${sandbox.logins.owner.email}  password ${sandbox.logins.owner.password}   (the demo account)`);
-  const routing = sandbox.app.store.accounts.settings(sandbox.account.id);
-  const token = sandbox.app.store.accounts.get(sandbox.account.id)!.webhookToken;
+  const routing = await sandbox.app.store.accounts.settings(sandbox.account.id);
+  const token = (await sandbox.app.store.accounts.get(sandbox.account.id))!.webhookToken;
   out(`  webhooks:   every emulator posts to ${sandbox.url}/api/v1/webhooks/<gateway>/${token}   (sent: ${sandbox.emulators.url}/__control/webhooks)`);
   out(`    events:   ${sandbox.url}/dashboard/events   or   curl -s ${sandbox.url}/api/v1/events -H 'x-api-key: ${sandbox.account.apiKey}'`);
   out(`    forward:  ${routing.webhookForwardUrl ?? 'none set'}   (the dashboard's Settings, or the PATCH below)`);

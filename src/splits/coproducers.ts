@@ -52,38 +52,38 @@ function isUniqueViolation(err: unknown): boolean {
 export class CoproducerService {
   constructor(private readonly store: Store) {}
 
-  private taken(accountId: string, email: string): never {
-    const other = this.store.coproducers.byEmail(accountId, email);
+  private async taken(accountId: string, email: string): Promise<never> {
+    const other = await this.store.coproducers.byEmail(accountId, email);
     throw rgError('COPRODUCER_EMAIL_TAKEN', { email, id: other?.id ?? 'unknown' });
   }
 
-  create(accountId: string, input: CoproducerInput): CoproducerRecord {
+  async create(accountId: string, input: CoproducerInput): Promise<CoproducerRecord> {
     const now = nowIso();
     const record: CoproducerRecord = {
       id: `cop_${randomUUID().replace(/-/g, '')}`, accountId, email: input.email.trim().toLowerCase(), name: input.name.trim(),
       recipients: canonicalRecipients(input.recipients ?? {}), createdAt: now, updatedAt: now,
     };
-    if (this.store.coproducers.byEmail(accountId, record.email)) this.taken(accountId, record.email);
+    if (await this.store.coproducers.byEmail(accountId, record.email)) await this.taken(accountId, record.email);
     try {
-      this.store.coproducers.insert(record);
+      await this.store.coproducers.insert(record);
     } catch (err) {
-      if (isUniqueViolation(err)) this.taken(accountId, record.email); // a concurrent create of the same e-mail
+      if (isUniqueViolation(err)) await this.taken(accountId, record.email); // a concurrent create of the same e-mail
       throw err;
     }
     return record;
   }
 
-  get(accountId: string, id: string): CoproducerRecord {
-    const c = this.store.coproducers.get(accountId, id);
+  async get(accountId: string, id: string): Promise<CoproducerRecord> {
+    const c = await this.store.coproducers.get(accountId, id);
     if (!c) throw rgError('COPRODUCER_NOT_FOUND', { id });
     return c;
   }
 
   /** Only the fields given change; `recipients` adds, replaces (or, with null, removes) one gateway's id at a time. */
-  update(accountId: string, id: string, patch: CoproducerPatch): CoproducerRecord {
-    const current = this.get(accountId, id);
+  async update(accountId: string, id: string, patch: CoproducerPatch): Promise<CoproducerRecord> {
+    const current = await this.get(accountId, id);
     const email = patch.email?.trim().toLowerCase();
-    if (email && email !== current.email && this.store.coproducers.byEmail(accountId, email)) this.taken(accountId, email);
+    if (email && email !== current.email && await this.store.coproducers.byEmail(accountId, email)) await this.taken(accountId, email);
     let recipients: Record<string, string> | undefined;
     if (patch.recipients) {
       recipients = { ...current.recipients };
@@ -93,19 +93,19 @@ export class CoproducerService {
       }
     }
     try {
-      this.store.coproducers.update(accountId, id, { email, name: patch.name?.trim(), recipients, updatedAt: nowIso() });
+      await this.store.coproducers.update(accountId, id, { email, name: patch.name?.trim(), recipients, updatedAt: nowIso() });
     } catch (err) {
-      if (isUniqueViolation(err) && email) this.taken(accountId, email);
+      if (isUniqueViolation(err) && email) await this.taken(accountId, email);
       throw err;
     }
     return this.get(accountId, id);
   }
 
-  delete(accountId: string, id: string): void {
-    if (!this.store.coproducers.delete(accountId, id)) throw rgError('COPRODUCER_NOT_FOUND', { id });
+  async delete(accountId: string, id: string): Promise<void> {
+    if (!await this.store.coproducers.delete(accountId, id)) throw rgError('COPRODUCER_NOT_FOUND', { id });
   }
 
-  list(accountId: string, limit: number, after?: { createdAt: string; id: string }): CoproducerRecord[] {
-    return this.store.coproducers.list(accountId, limit, after);
+  async list(accountId: string, limit: number, after?: { createdAt: string; id: string }): Promise<CoproducerRecord[]> {
+    return await this.store.coproducers.list(accountId, limit, after);
   }
 }

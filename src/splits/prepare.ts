@@ -39,11 +39,11 @@ export function percentageCents(amount: number, percentage: number): number {
 const hasTwoDecimalsAtMost = (n: number) => Math.abs(Math.round(n * 100) - n * 100) < 1e-6;
 
 /** The account's own recipients at the gateways whose splits name the merchant too (from the stored credentials). */
-function ownRecipients(vault: CredentialVault, accountId: string): Set<string> {
+async function ownRecipients(vault: CredentialVault, accountId: string): Promise<Set<string>> {
   const own = new Set<string>();
   for (const gateway of GATEWAY_IDS) {
     const field = splitCapability(gateway)?.ownRecipientCredential;
-    const value = field ? vault.reveal(accountId, gateway)?.[field] : undefined;
+    const value = field ? (await vault.reveal(accountId, gateway))?.[field] : undefined;
     if (value) own.add(value);
   }
   return own;
@@ -57,24 +57,24 @@ function ownRecipients(vault: CredentialVault, accountId: string): Set<string> {
  * given for). An item naming the account's own recipient (a native split that lists the merchant, as the gateways
  * whose rules cover the whole payment do) is the merchant's share: left out, it stays in the remainder.
  */
-export function prepareSplit(store: Store, vault: CredentialVault, accountId: string, request: NormalizedCharge, owner: GatewayId): PreparedSplit | undefined {
+export async function prepareSplit(store: Store, vault: CredentialVault, accountId: string, request: NormalizedCharge, owner: GatewayId): Promise<PreparedSplit | undefined> {
   const split = request.split;
   if (!split || split.length === 0) return undefined;
   const errors: FieldError[] = [];
-  const own = split.some((s) => s.recipient_id) ? ownRecipients(vault, accountId) : new Set<string>();
+  const own = split.some((s) => s.recipient_id) ? await ownRecipients(vault, accountId) : new Set<string>();
   const items: PreparedSplitItem[] = [];
   const seen = new Map<string, number>();
-  split.forEach((s, index) => {
+  for (const [index, s] of split.entries()) {
     const field = `split.${index}`;
     const type = s.type === 'percentage' ? 'percentage' : 'fixed';
-    if (s.recipient_id !== undefined && own.has(s.recipient_id)) return;
+    if (s.recipient_id !== undefined && own.has(s.recipient_id)) continue;
     if (type === 'percentage' && !(s.amount > 0 && s.amount <= 100 && hasTwoDecimalsAtMost(s.amount))) {
       errors.push({ field: `${field}.amount`, message: 'must be a percentage greater than 0 and at most 100, with at most two decimals' });
-      return;
+      continue;
     }
     if (type === 'fixed' && !(Number.isInteger(s.amount) && s.amount >= 1)) {
       errors.push({ field: `${field}.amount`, message: 'must be whole cents, at least 1, for a fixed item' });
-      return;
+      continue;
     }
     const item: PreparedSplitItem = {
       index, type, amount: type === 'percentage' ? percentageCents(request.amount, s.amount) : s.amount,
@@ -83,7 +83,7 @@ export function prepareSplit(store: Store, vault: CredentialVault, accountId: st
     if (type === 'percentage') item.percentage = s.amount;
     if (item.amount < 1) errors.push({ field: `${field}.amount`, message: `comes to less than one cent of ${request.amount} (RouteGate rounds percentages down)` });
     if (s.coproducerEmail !== undefined) {
-      item.coproducer = store.coproducers.byEmail(accountId, s.coproducerEmail);
+      item.coproducer = await store.coproducers.byEmail(accountId, s.coproducerEmail);
       if (!item.coproducer) {
         errors.push({ field: `${field}.coproducerEmail`, message: `${s.coproducerEmail} is not a coproducer of this account (create it with POST /api/v1/coproducers)` });
       }
@@ -98,7 +98,7 @@ export function prepareSplit(store: Store, vault: CredentialVault, accountId: st
     if (first !== undefined) errors.push({ field, message: `names the same recipient as split.${first}` });
     else seen.set(who, index);
     items.push(item);
-  });
+  }
   const percent = items.filter((i) => i.type === 'percentage').reduce((sum, i) => sum + Math.round(i.percentage! * 100), 0) / 100;
   const fixed = items.filter((i) => i.type === 'fixed').reduce((sum, i) => sum + i.amount, 0);
   const total = items.reduce((sum, i) => sum + i.amount, 0);

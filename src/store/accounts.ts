@@ -68,37 +68,37 @@ export class AccountsRepository {
     );
   }
 
-  create(a: { id: string; name: string; email: string; webhookToken: string }): AccountRow {
+  async create(a: { id: string; name: string; email: string; webhookToken: string }): Promise<AccountRow> {
     this.forget();
     const now = nowIso();
     this.insertAccount.run(a.id, a.name, a.email, a.webhookToken, now, now);
     this.insertSettings.run(a.id, now);
-    return this.get(a.id)!;
+    return (await this.get(a.id))!;
   }
 
   /** Read on every authenticated request: cached until any write (see ReadCache). */
-  get(id: string): AccountRow | undefined {
+  async get(id: string): Promise<AccountRow | undefined> {
     return this.accountCache.get(id, () => {
       const r = this.byId.get(id) as RawAccount | undefined;
       return r && toAccount(r);
     });
   }
 
-  getByWebhookToken(token: string): AccountRow | undefined {
+  async getByWebhookToken(token: string): Promise<AccountRow | undefined> {
     const r = this.byWebhookToken.get(token) as RawAccount | undefined;
     return r && toAccount(r);
   }
 
-  list(): AccountRow[] {
+  async list(): Promise<AccountRow[]> {
     return (this.all.all() as RawAccount[]).map(toAccount);
   }
 
-  setActive(id: string, active: boolean): boolean {
+  async setActive(id: string, active: boolean): Promise<boolean> {
     this.forget();
     return this.setActiveStmt.run(active ? 1 : 0, nowIso(), id).changes === 1;
   }
 
-  settings(id: string): SettingsRow {
+  async settings(id: string): Promise<SettingsRow> {
     return this.settingsCache.get(id, () => this.readSettings(id))!;
   }
 
@@ -123,7 +123,7 @@ export class AccountsRepository {
     };
   }
 
-  saveSettings(id: string, s: SettingsRow): void {
+  async saveSettings(id: string, s: SettingsRow): Promise<void> {
     this.forget();
     this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id);
   }

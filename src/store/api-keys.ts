@@ -26,7 +26,7 @@ export class ApiKeysRepository {
   }
 
   /** Revoke every live key of the account and store the new hash, atomically. */
-  replace(accountId: string, keyHash: string, hint: string): void {
+  async replace(accountId: string, keyHash: string, hint: string): Promise<void> {
     this.cache.clear();
     this.db.transaction(() => {
       const now = nowIso();
@@ -36,14 +36,14 @@ export class ApiKeysRepository {
   }
 
   /** Read on every authenticated request: cached until any write (see ReadCache). */
-  findByHash(keyHash: string): ApiKeyRecord | undefined {
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     return this.cache.get(keyHash, () => {
       const r = this.byHash.get(keyHash) as { id: string; account_id: string; revoked_at: string | null } | undefined;
       return r && { id: r.id, accountId: r.account_id, revoked: r.revoked_at !== null };
     });
   }
 
-  live(accountId: string): LiveKey | undefined {
+  async live(accountId: string): Promise<LiveKey | undefined> {
     const r = this.liveStmt.get(accountId) as { key_hint: string; created_at: string } | undefined;
     return r && { hint: r.key_hint, createdAt: r.created_at };
   }

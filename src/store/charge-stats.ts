@@ -16,7 +16,7 @@ export class ChargeStatsRepository {
   }
 
   /** Charges per day (UTC) and gateway since `sinceIso`. */
-  dailyByGateway(accountId: string, sinceIso: string): DailyGatewayCount[] {
+  async dailyByGateway(accountId: string, sinceIso: string): Promise<DailyGatewayCount[]> {
     return this.daily.all(accountId, sinceIso) as DailyGatewayCount[];
   }
 }

@@ -156,12 +156,12 @@ export class ChargesRepository {
   }
 
   /** A new charge, locked by its creator until the create is settled. */
-  insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }): void {
+  async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }): Promise<void> {
     this.insertStmt.run({ ...toRow(c), lock_owner: lock.owner, lock_expires_at: lock.expiresAt });
   }
 
   /** Set exactly these columns (and updated_at); nothing else in the row is written. */
-  update(id: string, patch: ChargePatch): void {
+  async update(id: string, patch: ChargePatch): Promise<void> {
     const keys = (Object.keys(patch) as Array<keyof ChargeRecord>).filter((k) => patch[k as keyof ChargePatch] !== undefined && COLUMN_OF.has(k));
     const sig = keys.join(',');
     let stmt = this.updateStmts.get(sig);
@@ -178,35 +178,35 @@ export class ChargesRepository {
   }
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
-  findByAnyId(accountId: string, id: string): ChargeRecord | undefined {
-    const own = this.get(accountId, id);
+  async findByAnyId(accountId: string, id: string): Promise<ChargeRecord | undefined> {
+    const own = await this.get(accountId, id);
     if (own) return own;
     const chargeId = this.byNativeIdStmt.get(accountId, id) as string | undefined;
     return chargeId === undefined ? undefined : this.get(accountId, chargeId);
   }
 
   /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */
-  tryLock(id: string, owner: string, now: number, leaseMs: number): boolean {
+  async tryLock(id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     return this.lockStmt.run(owner, now + leaseMs, id, now).changes === 1;
   }
 
-  unlock(id: string, owner: string): void {
+  async unlock(id: string, owner: string): Promise<void> {
     this.unlockStmt.run(id, owner);
   }
 
   /** The next operation number of this charge, taken atomically (each gateway call gets its own key from it). */
-  nextSeq(chargeId: string): number {
+  async nextSeq(chargeId: string): Promise<number> {
     return this.nextSeqStmt.get(chargeId) as number;
   }
 
   /** Record an attempt; an in_flight one is written before its gateway call. */
-  addAttempt(chargeId: string, a: AttemptRecord): void {
+  async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     this.attemptStmt.run({ chargeId, ...attemptParams(a), idempotencyKey: a.idempotencyKey ?? null, createdAt: a.createdAt ?? nowIso() });
     this.notify(chargeId, a);
   }
 
   /** Record how an in_flight attempt ended. */
-  finishAttempt(chargeId: string, a: AttemptRecord): void {
+  async finishAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     this.finishAttemptStmt.run({ chargeId, ...attemptParams(a) });
     this.notify(chargeId, a);
   }
@@ -222,35 +222,48 @@ export class ChargesRepository {
     }
   }
 
-  get(accountId: string, id: string): ChargeRecord | undefined {
+  async get(accountId: string, id: string): Promise<ChargeRecord | undefined> {
     const row = this.getStmt.get(id, accountId) as Record<string, unknown> | undefined;
     return row && fromRow(row);
   }
 
   /** Any account's charge (the reconciler works across accounts). */
-  getById(id: string): ChargeRecord | undefined {
+  async getById(id: string): Promise<ChargeRecord | undefined> {
     const row = this.getAnyStmt.get(id) as Record<string, unknown> | undefined;
     return row && fromRow(row);
   }
 
   /** `processing` charges whose next reconciliation is due and that nobody holds. */
-  dueForReconcile(now: number, limit: number): Array<{ id: string; accountId: string }> {
+  async dueForReconcile(now: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
     return (this.dueStmt.all(now, now, limit) as Array<{ id: string; account_id: string }>).map((r) => ({ id: r.id, accountId: r.account_id }));
   }
 
-  scheduleReconcile(id: string, attempts: number, after: number): void {
+  /**
+   * Take the lock of up to `limit` due `processing` charges that nobody holds, for `owner` (the reconciler). On
+   * PostgreSQL one statement with FOR UPDATE SKIP LOCKED, so concurrent reconcilers never take the same charge;
+   * here each is taken by its own atomic UPDATE (one connection writes at a time).
+   */
+  async claimDueForReconcile(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
+    const claimed: Array<{ id: string; accountId: string }> = [];
+    for (const due of await this.dueForReconcile(now, limit)) {
+      if (await this.tryLock(due.id, owner, now, leaseMs)) claimed.push(due);
+    }
+    return claimed;
+  }
+
+  async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
     this.scheduleStmt.run(attempts, after, id);
   }
 
-  processingCount(): number {
+  async processingCount(): Promise<number> {
     return this.processingCountStmt.get() as number;
   }
 
-  reconcileAttempts(id: string): number {
+  async reconcileAttempts(id: string): Promise<number> {
     return (this.reconcileAttemptsStmt.get(id) as number | undefined) ?? 0;
   }
 
-  attempts(chargeId: string): AttemptRecord[] {
+  async attempts(chargeId: string): Promise<AttemptRecord[]> {
     return (this.attemptsStmt.all(chargeId) as Array<Record<string, unknown>>).map((r) => ({
       seq: r.seq as number, operation: r.operation as string, gateway: r.gateway as string, outcome: r.outcome as AttemptOutcome,
       errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
@@ -265,7 +278,7 @@ export class ChargesRepository {
    * cursor is a row-value comparison so SQLite seeks straight to it in the index (an OR of the two columns made it
    * walk every newer row first); one prepared statement per filter combination.
    */
-  list(accountId: string, f: ListFilter): ChargeRecord[] {
+  async list(accountId: string, f: ListFilter): Promise<ChargeRecord[]> {
     const shape = `${f.status ? 's' : ''}${f.gateway ? 'g' : ''}${f.after ? 'a' : ''}`;
     let stmt = this.listStmts.get(shape);
     if (!stmt) {

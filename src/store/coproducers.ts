@@ -40,21 +40,21 @@ export class CoproducersRepository {
     this.deleteStmt = db.prepare('DELETE FROM coproducers WHERE account_id = ? AND id = ?');
   }
 
-  insert(c: CoproducerRecord): void {
+  async insert(c: CoproducerRecord): Promise<void> {
     this.insertStmt.run({ ...c, recipients: JSON.stringify(c.recipients) });
   }
 
-  get(accountId: string, id: string): CoproducerRecord | undefined {
+  async get(accountId: string, id: string): Promise<CoproducerRecord | undefined> {
     const row = this.getStmt.get(accountId, id) as Row | undefined;
     return row && fromRow(row);
   }
 
-  byEmail(accountId: string, email: string): CoproducerRecord | undefined {
+  async byEmail(accountId: string, email: string): Promise<CoproducerRecord | undefined> {
     const row = this.byEmailStmt.get(accountId, email.toLowerCase()) as Row | undefined;
     return row && fromRow(row);
   }
 
-  update(accountId: string, id: string, patch: Partial<Pick<CoproducerRecord, 'email' | 'name' | 'recipients'>> & { updatedAt: string }): void {
+  async update(accountId: string, id: string, patch: Partial<Pick<CoproducerRecord, 'email' | 'name' | 'recipients'>> & { updatedAt: string }): Promise<void> {
     const sets = ['updated_at = @updatedAt'];
     if (patch.email !== undefined) sets.push('email = @email');
     if (patch.name !== undefined) sets.push('name = @name');
@@ -65,12 +65,12 @@ export class CoproducersRepository {
     });
   }
 
-  delete(accountId: string, id: string): boolean {
+  async delete(accountId: string, id: string): Promise<boolean> {
     return this.deleteStmt.run(accountId, id).changes === 1;
   }
 
   /** Newest first; `after` is the last row of the previous page (keyset pagination). */
-  list(accountId: string, limit: number, after?: { createdAt: string; id: string }): CoproducerRecord[] {
+  async list(accountId: string, limit: number, after?: { createdAt: string; id: string }): Promise<CoproducerRecord[]> {
     const where = after ? 'AND (created_at, id) < (@createdAt, @id)' : ''; // a row value: SQLite seeks to it in the index
     const rows = this.db.prepare(`SELECT * FROM coproducers WHERE account_id = @accountId ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`)
       .all({ accountId, limit, createdAt: after?.createdAt, id: after?.id }) as Row[];

@@ -30,24 +30,24 @@ export class CredentialsRepository {
     this.deleteStmt = db.prepare('DELETE FROM credentials WHERE account_id = ? AND gateway = ?');
   }
 
-  upsert(accountId: string, gateway: string, sealed: Sealed, masked: Record<string, string>): void {
+  async upsert(accountId: string, gateway: string, sealed: Sealed, masked: Record<string, string>): Promise<void> {
     this.cache.clear();
     this.upsertStmt.run({ accountId, gateway, ...sealed, masked: JSON.stringify(masked), now: nowIso() });
   }
 
   /** Read on every charge attempt: cached until any write (see ReadCache). */
-  get(accountId: string, gateway: string): CredentialRow | undefined {
+  async get(accountId: string, gateway: string): Promise<CredentialRow | undefined> {
     return this.cache.get(`${accountId}:${gateway}`, () => {
       const r = this.getStmt.get(accountId, gateway) as Raw | undefined;
       return r && toRow(r);
     });
   }
 
-  list(accountId: string): CredentialRow[] {
+  async list(accountId: string): Promise<CredentialRow[]> {
     return (this.listStmt.all(accountId) as Raw[]).map(toRow);
   }
 
-  delete(accountId: string, gateway: string): boolean {
+  async delete(accountId: string, gateway: string): Promise<boolean> {
     this.cache.clear();
     return this.deleteStmt.run(accountId, gateway).changes === 1;
   }

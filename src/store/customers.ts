@@ -31,27 +31,27 @@ export class CustomersRepository {
     this.listStmt = db.prepare('SELECT * FROM customers WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?');
   }
 
-  insert(c: CustomerRecord): void {
+  async insert(c: CustomerRecord): Promise<void> {
     this.insertStmt.run({ ...c, address: c.address ? JSON.stringify(c.address) : null, metadata: c.metadata ? JSON.stringify(c.metadata) : null });
   }
 
   /** The customer RouteGate created under this gateway id, if it did. */
-  byExternalId(accountId: string, externalId: string): CustomerRecord | undefined {
+  async byExternalId(accountId: string, externalId: string): Promise<CustomerRecord | undefined> {
     return fromRow(this.byExternalStmt.get(accountId, externalId) as Record<string, string> | undefined);
   }
 
   /** The newest customer RouteGate created at this gateway for this document (a charge's inline payer reuses it). */
-  byDocument(accountId: string, gateway: string, document: string): CustomerRecord | undefined {
+  async byDocument(accountId: string, gateway: string, document: string): Promise<CustomerRecord | undefined> {
     return fromRow(this.byDocumentStmt.get(accountId, gateway, document) as Record<string, string> | undefined);
   }
 
   /** The account's customer by RouteGate's id (cus_rg_...) or by the gateway's id. */
-  findByAnyId(accountId: string, id: string): CustomerRecord | undefined {
+  async findByAnyId(accountId: string, id: string): Promise<CustomerRecord | undefined> {
     return fromRow(this.byIdStmt.get(accountId, id) as Record<string, string> | undefined) ?? this.byExternalId(accountId, id);
   }
 
   /** The account's customers, newest first (a compat gateway's native customer list). */
-  list(accountId: string, limit: number, offset = 0): CustomerRecord[] {
+  async list(accountId: string, limit: number, offset = 0): Promise<CustomerRecord[]> {
     return (this.listStmt.all(accountId, limit, offset) as Array<Record<string, string>>).map((r) => fromRow(r)!);
   }
 }

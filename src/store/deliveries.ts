@@ -72,36 +72,46 @@ export class DeliveriesRepository {
   }
 
   /** A new pending delivery; with `lease`, held by its creator for the first attempt. */
-  insert(d: { id: string; eventId: string; accountId: string; nextAttemptAt: number; giveUpAt: number }, lease?: { owner: string; expiresAt: number }): void {
+  async insert(d: { id: string; eventId: string; accountId: string; nextAttemptAt: number; giveUpAt: number }, lease?: { owner: string; expiresAt: number }): Promise<void> {
     this.insertStmt.run({ ...d, leaseOwner: lease?.owner ?? null, leaseExpiresAt: lease?.expiresAt ?? null, now: nowIso() });
   }
 
   /** Take a pending delivery unless a live holder has it. */
-  claim(id: string, owner: string, now: number, leaseMs: number): boolean {
+  async claim(id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
     return this.claimStmt.run(owner, now + leaseMs, id, now).changes === 1;
   }
 
-  release(id: string, owner: string): void {
+  /**
+   * Take the lease of up to `limit` due pending deliveries nobody holds, for `owner`. On PostgreSQL one statement
+   * with FOR UPDATE SKIP LOCKED (each delivery attempted by exactly one process); here one atomic UPDATE each.
+   */
+  async claimDue(owner: string, now: number, leaseMs: number, limit: number): Promise<string[]> {
+    const claimed: string[] = [];
+    for (const id of await this.due(now, limit)) if (await this.claim(id, owner, now, leaseMs)) claimed.push(id);
+    return claimed;
+  }
+
+  async release(id: string, owner: string): Promise<void> {
     this.releaseStmt.run(id, owner);
   }
 
   /** Record one attempt and where the delivery stands after it, as its holder; false if the lease was lost. */
-  finishAttempt(id: string, owner: string, attempt: DeliveryAttemptRecord, next: { status: DeliveryStatus; nextAttemptAt: number }): boolean {
+  async finishAttempt(id: string, owner: string, attempt: DeliveryAttemptRecord, next: { status: DeliveryStatus; nextAttemptAt: number }): Promise<boolean> {
     const changed = this.finishStmt.run({ id, owner, status: next.status, attempts: attempt.attempt, nextAttemptAt: next.nextAttemptAt, now: nowIso() }).changes === 1;
     if (changed) this.attemptStmt.run({ deliveryId: id, ...attempt });
     return changed;
   }
 
-  get(id: string): DeliveryRecord | undefined {
+  async get(id: string): Promise<DeliveryRecord | undefined> {
     const r = this.byIdStmt.get(id) as Raw | undefined;
     return r && toRecord(r);
   }
 
-  forEvent(eventId: string): DeliveryRecord[] {
+  async forEvent(eventId: string): Promise<DeliveryRecord[]> {
     return (this.byEventStmt.all(eventId) as Raw[]).map(toRecord);
   }
 
-  attempts(deliveryId: string): DeliveryAttemptRecord[] {
+  async attempts(deliveryId: string): Promise<DeliveryAttemptRecord[]> {
     return (this.attemptsStmt.all(deliveryId) as Array<Record<string, unknown>>).map((r) => ({
       attempt: r.attempt as number, outcome: r.outcome as 'delivered' | 'failed', statusCode: (r.status_code as number | null) ?? null,
       durationMs: r.duration_ms as number, error: (r.error as string | null) ?? null, createdAt: r.created_at as string,
@@ -109,11 +119,11 @@ export class DeliveriesRepository {
   }
 
   /** Pending deliveries whose next attempt is due and that nobody holds. */
-  due(now: number, limit: number): string[] {
+  async due(now: number, limit: number): Promise<string[]> {
     return this.dueStmt.all(now, now, limit) as string[];
   }
 
-  backlog(): number {
+  async backlog(): Promise<number> {
     return this.backlogStmt.get() as number;
   }
 }

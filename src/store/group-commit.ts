@@ -1,7 +1,8 @@
 import type { DB } from './db';
+import type { Repositories } from './types';
 
 interface PendingWrite {
-  write: () => void;
+  write: (tx: Repositories) => void | Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -11,25 +12,29 @@ interface PendingWrite {
  * charges finish in the same turn, and one commit writes the shared B-tree pages once instead of once per
  * charge (bench/: two to three times less store time per charge). Every caller still awaits its own
  * commit before answering, so nothing is acknowledged that is not on disk.
+ *
+ * The SQLite repositories do their work synchronously when called (their promises are settled at once), so a
+ * batch whose writes only await them runs from BEGIN to COMMIT within this one macrotask: no other request's
+ * statement, which can only start on a later turn, can land inside the open transaction.
  */
 export class GroupCommit {
   private queue: PendingWrite[] = [];
   private scheduled = false;
 
-  constructor(private readonly db: DB) {}
+  constructor(private readonly db: DB, private readonly repositories: Repositories) {}
 
   /** Run `write` inside the next shared transaction; resolves once it is committed. */
-  commit(write: () => void): Promise<void> {
+  commit(write: (tx: Repositories) => void | Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        setImmediate(() => void this.flush());
       }
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
@@ -38,20 +43,29 @@ export class GroupCommit {
       return;
     }
     try {
-      this.db.transaction(() => {
-        for (const w of batch) w.write();
-      })();
+      await this.inTransaction(batch);
       for (const w of batch) w.resolve();
     } catch {
       // One failing write must not take its neighbours down: replay each in a transaction of its own.
       for (const w of batch) {
         try {
-          this.db.transaction(w.write)();
+          await this.inTransaction([w]);
           w.resolve();
         } catch (err) {
           w.reject(err);
         }
       }
+    }
+  }
+
+  private async inTransaction(batch: PendingWrite[]): Promise<void> {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const w of batch) await w.write(this.repositories);
+      this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
     }
   }
 }

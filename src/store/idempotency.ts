@@ -35,7 +35,7 @@ export class IdempotencyRepository {
       AND status_code IS NULL AND charge_id IS NULL AND created_at <= ?`);
   }
 
-  get(accountId: string, key: string): StoredResponse | undefined {
+  async get(accountId: string, key: string): Promise<StoredResponse | undefined> {
     const r = this.getStmt.get(accountId, key) as Record<string, unknown> | undefined;
     return r && {
       requestHash: r.request_hash as string, statusCode: r.status_code as number | null,
@@ -45,16 +45,16 @@ export class IdempotencyRepository {
   }
 
   /** Claim the key for a new request; false when a live entry already holds it. Expired entries are taken over. */
-  claim(accountId: string, key: string, requestHash: string, now: number, ttlMs: number): boolean {
+  async claim(accountId: string, key: string, requestHash: string, now: number, ttlMs: number): Promise<boolean> {
     return this.claimStmt.run(accountId, key, requestHash, now, now + ttlMs).changes === 1;
   }
 
-  complete(accountId: string, key: string, statusCode: number, headers: Record<string, string>, body: string): void {
+  async complete(accountId: string, key: string, statusCode: number, headers: Record<string, string>, body: string): Promise<void> {
     this.completeStmt.run(statusCode, JSON.stringify(headers), body, accountId, key);
   }
 
   /** Bind the key to the charge its request created (in the charge insert's transaction). */
-  linkCharge(accountId: string, key: string, chargeId: string): void {
+  async linkCharge(accountId: string, key: string, chargeId: string): Promise<void> {
     this.linkStmt.run(chargeId, accountId, key);
   }
 
@@ -62,16 +62,16 @@ export class IdempotencyRepository {
    * Take over a claim whose request died before creating anything (no charge linked, older than any live
    * request can be); true when this caller now owns it.
    */
-  takeOverStale(accountId: string, key: string, requestHash: string, now: number, staleBefore: number): boolean {
+  async takeOverStale(accountId: string, key: string, requestHash: string, now: number, staleBefore: number): Promise<boolean> {
     return this.takeOverStmt.run(now, accountId, key, requestHash, staleBefore).changes === 1;
   }
 
   /** Forget an unfinished claim so the client may retry with the same key. */
-  release(accountId: string, key: string): void {
+  async release(accountId: string, key: string): Promise<void> {
     this.releaseStmt.run(accountId, key);
   }
 
-  purgeExpired(now: number): number {
+  async purgeExpired(now: number): Promise<number> {
     return this.purgeStmt.run(now).changes;
   }
 }

@@ -15,9 +15,13 @@ import { ExternalWrites } from './read-cache';
 import { LoginsRepository } from './logins';
 import { SessionsRepository } from './sessions';
 import { ChargeStatsRepository } from './charge-stats';
+import type { Repositories, Store } from './types';
+
+export type { Public, Repositories, Store } from './types';
 
 /** The repositories over one SQLite file. */
-export class Store {
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
   readonly accounts: AccountsRepository;
   readonly apiKeys: ApiKeysRepository;
   readonly credentials: CredentialsRepository;
@@ -33,6 +37,8 @@ export class Store {
   readonly sessions: SessionsRepository;
   readonly chargeStats: ChargeStatsRepository;
   private readonly group: GroupCommit;
+  private readonly pingStmt;
+  private readonly probeStmt;
 
   constructor(readonly db: DB) {
     const external = new ExternalWrites(db);
@@ -50,19 +56,46 @@ export class Store {
     this.logins = new LoginsRepository(db);
     this.sessions = new SessionsRepository(db);
     this.chargeStats = new ChargeStatsRepository(db);
-    this.group = new GroupCommit(db);
+    this.group = new GroupCommit(db, this);
+    this.pingStmt = db.prepare('SELECT 1');
+    this.probeStmt = db.prepare("INSERT INTO meta (key, value) VALUES ('ready_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
   }
 
-  /** Run synchronous repository writes in a transaction shared with this event-loop turn's other writes. */
-  commit(write: () => void): Promise<void> {
+  commit(write: (tx: Repositories) => void | Promise<void>): Promise<void> {
     return this.group.commit(write);
   }
 
-  close(): void {
+  async ping(): Promise<void> {
+    this.pingStmt.get();
+  }
+
+  async probeWrite(): Promise<void> {
+    // A read-only file, a full disk or a lock held elsewhere all show here rather than on the next charge.
+    try {
+      this.db.transaction(() => {
+        this.probeStmt.run(new Date().toISOString());
+        throw new ProbeRollback();
+      })();
+    } catch (err) {
+      if (!(err instanceof ProbeRollback)) throw err;
+    }
+  }
+
+  async query(sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+    return this.db.prepare(sql).all(...params) as Array<Record<string, unknown>>;
+  }
+
+  get open(): boolean {
+    return this.db.open;
+  }
+
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 }
 
-export function openStore(file: string): Store {
-  return new Store(openDatabase(file));
+class ProbeRollback extends Error {}
+
+export function openSqliteStore(file: string): SqliteStore {
+  return new SqliteStore(openDatabase(file));
 }

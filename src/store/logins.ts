@@ -39,48 +39,48 @@ export class LoginsRepository {
     this.dropInvitations = db.prepare('UPDATE invitations SET used_at = ? WHERE account_id = ? AND used_at IS NULL');
   }
 
-  operator(email: string): LoginRow | undefined {
+  async operator(email: string): Promise<LoginRow | undefined> {
     return toLogin(this.operatorByEmail.get(email));
   }
 
-  operatorById(id: string): LoginRow | undefined {
+  async operatorById(id: string): Promise<LoginRow | undefined> {
     return toLogin(this.operatorByIdStmt.get(id));
   }
 
-  createOperator(id: string, email: string, passwordHash: string): void {
+  async createOperator(id: string, email: string, passwordHash: string): Promise<void> {
     const now = nowIso();
     this.insertOperator.run(id, email, passwordHash, now, now);
   }
 
-  setOperatorPassword(id: string, passwordHash: string): void {
+  async setOperatorPassword(id: string, passwordHash: string): Promise<void> {
     this.updateOperator.run(passwordHash, nowIso(), id);
   }
 
-  owner(email: string): LoginRow | undefined {
+  async owner(email: string): Promise<LoginRow | undefined> {
     return toLogin(this.ownerByEmail.get(email));
   }
 
-  ownerOf(accountId: string): LoginRow | undefined {
+  async ownerOf(accountId: string): Promise<LoginRow | undefined> {
     return toLogin(this.ownerByAccount.get(accountId));
   }
 
-  setOwner(accountId: string, email: string, passwordHash: string): void {
+  async setOwner(accountId: string, email: string, passwordHash: string): Promise<void> {
     this.upsertOwner.run({ id: accountId, email, hash: passwordHash, now: nowIso() });
   }
 
   /** A new invitation; any earlier unused one of the account stops working. */
-  invite(accountId: string, tokenHash: string, expiresAt: number): void {
+  async invite(accountId: string, tokenHash: string, expiresAt: number): Promise<void> {
     this.dropInvitations.run(nowIso(), accountId);
     this.insertInvitation.run(tokenHash, accountId, nowIso(), expiresAt);
   }
 
-  invitation(tokenHash: string): InvitationRow | undefined {
+  async invitation(tokenHash: string): Promise<InvitationRow | undefined> {
     const r = this.invitationByHash.get(tokenHash) as { account_id: string; expires_at: number; used_at: string | null } | undefined;
     return r && { accountId: r.account_id, expiresAt: r.expires_at, usedAt: r.used_at };
   }
 
   /** Marks it used; false when it already was (two tabs racing on one link). */
-  useInvitation(tokenHash: string): boolean {
+  async useInvitation(tokenHash: string): Promise<boolean> {
     return this.markUsedStmt.run(nowIso(), tokenHash).changes === 1;
   }
 }

@@ -9,11 +9,11 @@ export class MetaRepository {
     this.setStmt = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
   }
 
-  get(key: string): string | undefined {
+  async get(key: string): Promise<string | undefined> {
     return this.getStmt.get(key) as string | undefined;
   }
 
-  set(key: string, value: string): void {
+  async set(key: string, value: string): Promise<void> {
     this.setStmt.run(key, value);
   }
 }

@@ -20,22 +20,22 @@ export class SessionsRepository {
     this.purge = db.prepare('DELETE FROM dashboard_sessions WHERE expires_at < ?');
   }
 
-  create(idHash: string, kind: SessionKind, subjectId: string, now: number, expiresAt: number): void {
+  async create(idHash: string, kind: SessionKind, subjectId: string, now: number, expiresAt: number): Promise<void> {
     // Rows a day past their expiry serve no check any more.
     this.purge.run(now - 86_400_000);
     this.insert.run(idHash, kind, subjectId, now, expiresAt);
   }
 
-  get(idHash: string): SessionRow | undefined {
+  async get(idHash: string): Promise<SessionRow | undefined> {
     const r = this.byHash.get(idHash) as { kind: SessionKind; subject_id: string; expires_at: number; revoked_at: number | null } | undefined;
     return r && { kind: r.kind, subjectId: r.subject_id, expiresAt: r.expires_at, revokedAt: r.revoked_at };
   }
 
-  revoke(idHash: string, now: number): void {
+  async revoke(idHash: string, now: number): Promise<void> {
     this.revokeOne.run(now, idHash);
   }
 
-  revokeAll(kind: SessionKind, subjectId: string, now: number): void {
+  async revokeAll(kind: SessionKind, subjectId: string, now: number): Promise<void> {
     this.revokeSubject.run(now, kind, subjectId);
   }
 }

@@ -16,12 +16,12 @@ export class SigningSecretsRepository {
     this.expireStmt = db.prepare('UPDATE webhook_signing_secrets SET expires_at = ? WHERE account_id = ? AND (expires_at IS NULL OR expires_at > ?)');
   }
 
-  insert(row: Omit<SigningSecretRow, 'expiresAt'>): void {
+  async insert(row: Omit<SigningSecretRow, 'expiresAt'>): Promise<void> {
     this.insertStmt.run(row);
   }
 
   /** Secrets that still sign at `now`, newest first. */
-  active(accountId: string, now: number): SigningSecretRow[] {
+  async active(accountId: string, now: number): Promise<SigningSecretRow[]> {
     return (this.activeStmt.all(accountId, now) as Array<Record<string, unknown>>).map((r) => ({
       id: r.id as string, accountId: r.account_id as string, ciphertext: r.ciphertext as Buffer, iv: r.iv as Buffer, tag: r.tag as Buffer,
       createdAt: r.created_at as string, expiresAt: (r.expires_at as number | null) ?? null,
@@ -29,7 +29,7 @@ export class SigningSecretsRepository {
   }
 
   /** Every secret still signing stops at `at` (a rotation's overlap end); later expiries are brought forward. */
-  expireAll(accountId: string, at: number): void {
+  async expireAll(accountId: string, at: number): Promise<void> {
     this.expireStmt.run(at, accountId, at);
   }
 }

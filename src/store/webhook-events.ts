@@ -40,22 +40,22 @@ export class WebhookEventsRepository {
   }
 
   /** false when the event is there already (a duplicate): nothing is written. */
-  insert(e: WebhookEventRecord): boolean {
+  async insert(e: WebhookEventRecord): Promise<boolean> {
     return this.insertStmt.run({ ...e, verified: e.verified === null ? null : Number(e.verified) }).changes === 1;
   }
 
-  findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): WebhookEventRecord | undefined {
+  async findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): Promise<WebhookEventRecord | undefined> {
     const r = this.byGatewayIdStmt.get(accountId, gateway, gatewayEventId) as Raw | undefined;
     return r && toRecord(r);
   }
 
-  get(accountId: string, id: string): WebhookEventRecord | undefined {
+  async get(accountId: string, id: string): Promise<WebhookEventRecord | undefined> {
     const r = this.byIdStmt.get(id, accountId) as Raw | undefined;
     return r && toRecord(r);
   }
 
   /** Newest first; `after` is the last event of the previous page. */
-  list(accountId: string, limit: number, after?: { createdAt: string; id: string }): WebhookEventRecord[] {
+  async list(accountId: string, limit: number, after?: { createdAt: string; id: string }): Promise<WebhookEventRecord[]> {
     const where = after ? 'AND (created_at, id) < (@afterCreated, @afterId)' : ''; // a row value: SQLite seeks to it in the index
     const rows = this.db.prepare(`SELECT * FROM webhook_events WHERE account_id = @accountId ${where} ORDER BY created_at DESC, id DESC LIMIT @limit`)
       .all({ accountId, limit, afterCreated: after?.createdAt, afterId: after?.id }) as Raw[];
@@ -63,7 +63,7 @@ export class WebhookEventsRepository {
   }
 
   /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
-  findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): { id: string; accountId: string } | undefined {
+  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
     const row = (externalId ? this.chargeByExternalStmt.get(gateway, externalId) : undefined)
       ?? (reference ? this.chargeByIdStmt.get(reference, gateway) : undefined);
     const r = row as { id: string; account_id: string } | undefined;

@@ -12,13 +12,13 @@ export async function eventRoutes(app: FastifyInstance, opts: { events: EventSer
     schema: { tags: ['events'], summary: 'Events RouteGate received from the gateways, newest first (cursor pagination)', querystring: { $ref: 'event-list-query#' }, response: { 200: { $ref: 'event-list-response#' }, ...errors } },
   }, async (request) => {
     const limit = Number(request.query.limit ?? 20);
-    const page = events.list(request.account.id, limit, request.query.cursor);
+    const page = await events.list(request.account.id, limit, request.query.cursor);
     return { success: true, data: page.events, pagination: { limit, nextCursor: page.nextCursor } };
   });
 
   app.get<{ Params: { id: string } }>('/events/:id', {
     schema: { tags: ['events'], summary: 'One event, as forwarded, with its deliveries and every attempt (status, duration, error)', params: idParams, response: { 200: { $ref: 'event-response#' }, ...errors } },
-  }, async (request) => ({ success: true, data: events.get(request.account.id, request.params.id) }));
+  }, async (request) => ({ success: true, data: await events.get(request.account.id, request.params.id) }));
 
   app.post<{ Params: { id: string } }>('/events/:id/redeliver', {
     schema: { tags: ['events'], summary: 'Send the event to webhookForwardUrl again now (a new delivery, retried like any other)', params: idParams, response: { 200: { $ref: 'redelivery-response#' }, ...errors } },

@@ -40,50 +40,50 @@ export class EventService {
   constructor(private readonly store: Store, private readonly forwarder: Forwarder, private readonly now: () => number) {}
 
   /** Newest first, `limit` at a time; `cursor` is the previous page's nextCursor. */
-  list(accountId: string, limit: number, cursor?: string): { events: EventSummary[]; nextCursor: string | null } {
-    const rows = this.store.webhookEvents.list(accountId, limit + 1, cursor ? decodeCursor(cursor) : undefined);
+  async list(accountId: string, limit: number, cursor?: string): Promise<{ events: EventSummary[]; nextCursor: string | null }> {
+    const rows = await this.store.webhookEvents.list(accountId, limit + 1, cursor ? decodeCursor(cursor) : undefined);
     const page = rows.slice(0, limit);
     return {
-      events: page.map((e) => this.summary(e)),
+      events: await Promise.all(page.map((e) => this.summary(e))),
       nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null,
     };
   }
 
   /** The event as forwarded, whether its signature was checked, and every delivery with every attempt. */
-  get(accountId: string, id: string): EventDetail {
-    const e = this.find(accountId, id);
-    return { ...(JSON.parse(e.payload) as RouteGateEvent), verified: e.verified, deliveries: this.store.deliveries.forEvent(e.id).map((d) => this.deliveryView(d)) };
+  async get(accountId: string, id: string): Promise<EventDetail> {
+    const e = await this.find(accountId, id);
+    return { ...(JSON.parse(e.payload) as RouteGateEvent), verified: e.verified, deliveries: await Promise.all((await this.store.deliveries.forEvent(e.id)).map((d) => this.deliveryView(d))) };
   }
 
   /** A new delivery of the event to the account's webhookForwardUrl, attempted now; retried like any other after. */
   async redeliver(accountId: string, id: string): Promise<{ eventId: string; delivery: DeliveryView }> {
-    const e = this.find(accountId, id);
-    if (!this.store.accounts.settings(accountId).webhookForwardUrl) throw rgError('NO_FORWARD_URL');
+    const e = await this.find(accountId, id);
+    if (!(await this.store.accounts.settings(accountId)).webhookForwardUrl) throw rgError('NO_FORWARD_URL');
     const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
     const owner = ChargeLocks.newOwner();
     const now = this.now();
-    this.store.deliveries.insert({ id: deliveryId, eventId: e.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS }, { owner, expiresAt: now + this.forwarder.leaseMs });
+    await this.store.deliveries.insert({ id: deliveryId, eventId: e.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS }, { owner, expiresAt: now + this.forwarder.leaseMs });
     await this.forwarder.attempt(deliveryId, owner);
-    return { eventId: e.id, delivery: this.deliveryView(this.store.deliveries.get(deliveryId)!) };
+    return { eventId: e.id, delivery: await this.deliveryView((await this.store.deliveries.get(deliveryId))!) };
   }
 
-  private find(accountId: string, id: string): WebhookEventRecord {
-    const e = this.store.webhookEvents.get(accountId, id);
+  private async find(accountId: string, id: string): Promise<WebhookEventRecord> {
+    const e = await this.store.webhookEvents.get(accountId, id);
     if (!e) throw rgError('EVENT_NOT_FOUND', { id });
     return e;
   }
 
-  private summary(e: WebhookEventRecord): EventSummary {
+  private async summary(e: WebhookEventRecord): Promise<EventSummary> {
     return {
       id: e.id, type: e.type, gateway: e.gateway, createdAt: e.createdAt, chargeId: e.chargeId,
-      delivery: this.store.deliveries.forEvent(e.id).at(-1)?.status ?? null, verified: e.verified,
+      delivery: (await this.store.deliveries.forEvent(e.id)).at(-1)?.status ?? null, verified: e.verified,
     };
   }
 
-  private deliveryView(d: DeliveryRecord): DeliveryView {
+  private async deliveryView(d: DeliveryRecord): Promise<DeliveryView> {
     return {
       id: d.id, status: d.status, attemptCount: d.attempts, nextAttemptAt: d.status === 'pending' ? new Date(d.nextAttemptAt).toISOString() : null, createdAt: d.createdAt,
-      attempts: this.store.deliveries.attempts(d.id).map((a) => ({
+      attempts: (await this.store.deliveries.attempts(d.id)).map((a) => ({
         attempt: a.attempt, outcome: a.outcome, statusCode: a.statusCode, durationMs: a.durationMs, error: a.error, at: a.createdAt,
       })),
     };

@@ -43,10 +43,10 @@ export class Forwarder {
 
   async attempt(deliveryId: string, owner: string): Promise<AttemptResult> {
     const { store } = this;
-    const delivery = store.deliveries.get(deliveryId);
+    const delivery = await store.deliveries.get(deliveryId);
     if (!delivery || delivery.status !== 'pending') return { delivered: delivery?.status === 'delivered', delivery };
-    const event = store.webhookEvents.get(delivery.accountId, delivery.eventId);
-    const url = store.accounts.settings(delivery.accountId).webhookForwardUrl;
+    const event = await store.webhookEvents.get(delivery.accountId, delivery.eventId);
+    const url = (await store.accounts.settings(delivery.accountId)).webhookForwardUrl;
     const number = delivery.attempts + 1;
     let statusCode: number | null = null;
     let error: string | null = null;
@@ -55,7 +55,7 @@ export class Forwarder {
     else if (!url) error = 'no webhookForwardUrl is set for the account';
     else {
       const ts = Math.floor(this.options.now() / 1000);
-      const headers = signatureHeaders(this.secrets.signing(delivery.accountId).secrets, event.id, ts, event.payload);
+      const headers = signatureHeaders((await this.secrets.signing(delivery.accountId)).secrets, event.id, ts, event.payload);
       const res = await this.http.post(url, { ...headers, 'x-rg-event-type': event.type, 'x-rg-delivery-attempt': String(number) }, event.payload, this.options.timeoutMs);
       statusCode = res.statusCode ?? null;
       error = res.error ?? null;
@@ -68,13 +68,13 @@ export class Forwarder {
     const next = delivered ? { status: 'delivered' as const, nextAttemptAt: now }
       : gaveUp ? { status: 'failed' as const, nextAttemptAt: now }
         : { status: 'pending' as const, nextAttemptAt: now + retryDelayMs(number, this.options.retryBaseMs) };
-    const recorded = store.deliveries.finishAttempt(deliveryId, owner, attempt, next);
+    const recorded = await store.deliveries.finishAttempt(deliveryId, owner, attempt, next);
     if (!recorded) this.log.warn({ deliveryId }, 'webhook delivery lease lost during an attempt; its outcome is not recorded');
     const outcome = delivered ? 'delivered' : gaveUp ? 'gave_up' : 'failed';
     this.listener?.(outcome);
     const logFields = { deliveryId, eventId: delivery.eventId, attempt: number, statusCode, durationMs, outcome };
     if (delivered) this.log.info(logFields, 'webhook delivered');
     else this.log.warn({ ...logFields, reason: error }, gaveUp ? 'webhook delivery given up after three days' : 'webhook delivery failed; will retry');
-    return { delivered, attempt, delivery: store.deliveries.get(deliveryId) };
+    return { delivered, attempt, delivery: await store.deliveries.get(deliveryId) };
   }
 }

@@ -53,7 +53,7 @@ export class WebhookProcessor {
     const gateway = resolveGatewayId(req.gateway);
     const webhook = gateway ? GATEWAYS.find((g) => g.id === gateway)?.webhook : undefined;
     if (!gateway || !webhook) throw rgError('WEBHOOK_GATEWAY_UNKNOWN', { gateway: req.gateway });
-    const account = req.token === undefined ? undefined : store.accounts.getByWebhookToken(req.token);
+    const account = req.token === undefined ? undefined : await store.accounts.getByWebhookToken(req.token);
     if (req.token !== undefined && !account) throw rgError('WEBHOOK_TOKEN_UNKNOWN');
     this.listener?.(gateway, 'received');
 
@@ -68,19 +68,19 @@ export class WebhookProcessor {
     const first = await this.normalize(gateway, request, null, bindings);
 
     // The account-less URL: the account is the one whose charge the event is about.
-    const found = store.webhookEvents.findCharge(gateway, first.externalId, first.reference);
+    const found = await store.webhookEvents.findCharge(gateway, first.externalId, first.reference);
     const accountId = account?.id ?? found?.accountId;
     if (!accountId) {
       this.deps.log.info({ gateway, gatewayType: first.gatewayType }, 'webhook matches no account: acknowledged and dropped');
       return { kind: 'ignored', reason: 'no account' };
     }
-    const credentials = vault.reveal(accountId, gateway) ?? {};
+    const credentials = await vault.reveal(accountId, gateway) ?? {};
     const verified = await this.verify(gateway, webhook, request, credentials, accountId);
 
     let result = first;
     let resource: unknown = null;
     if (webhook.resolve) {
-      const ctx = callContext(this.deps.gatewayDeps, accountId, gateway, found?.id ?? 'webhook', `webhook-${randomUUID()}`);
+      const ctx = await callContext(this.deps.gatewayDeps, accountId, gateway, found?.id ?? 'webhook', `webhook-${randomUUID()}`);
       if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
       try {
         resource = await webhook.resolve(ctx, request);
@@ -93,9 +93,9 @@ export class WebhookProcessor {
     const typed = result as WebhookResult & { type: RouteGateEventType };
     const gatewayEventId = webhook.eventId(request, resource) ?? `sha256:${sha256Hex(req.rawBody)}`;
 
-    const existing = store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
+    const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
     if (existing) return this.redelivered(existing.id, accountId, typed.type);
-    const charge = store.webhookEvents.findCharge(gateway, result.externalId, result.reference);
+    const charge = await store.webhookEvents.findCharge(gateway, result.externalId, result.reference);
     const chargeId = charge?.accountId === accountId ? charge.id : null;
     const event = buildEvent(`evt_${randomUUID().replace(/-/g, '')}`, gateway, nowIso(), chargeId, typed, gatewayEventId, body);
     return this.record(event, accountId, gatewayEventId, typed, verified);
@@ -138,32 +138,32 @@ export class WebhookProcessor {
     const { store } = this.deps.gatewayDeps;
     const chargeId = event.data.chargeId;
     const lock = chargeId ? await this.deps.charges.locks.acquire(chargeId, this.deps.now() + LOCK_WAIT_MS) : undefined;
-    const url = store.accounts.settings(accountId).webhookForwardUrl;
+    const url = (await store.accounts.settings(accountId)).webhookForwardUrl;
     const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
     const owner = ChargeLocks.newOwner();
     const now = this.deps.now();
     let inserted = false;
     try {
-      store.db.transaction(() => {
-        inserted = store.webhookEvents.insert({
+      await store.commit(async (tx) => {
+        inserted = await tx.webhookEvents.insert({
           id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt, verified,
         });
         if (!inserted) return;
         if (chargeId) {
-          const current = store.charges.getById(chargeId)!;
+          const current = (await tx.charges.getById(chargeId))!;
           const patch = patchFromEvent(current, result);
-          if (Object.keys(patch).length) store.charges.update(chargeId, patch);
+          if (Object.keys(patch).length) await tx.charges.update(chargeId, patch);
         }
         if (url) {
-          store.deliveries.insert({ id: deliveryId, eventId: event.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS },
+          await tx.deliveries.insert({ id: deliveryId, eventId: event.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS },
             { owner, expiresAt: now + this.deps.forwarder.leaseMs });
         }
-      })();
+      });
     } finally {
-      if (lock) this.deps.charges.locks.release(chargeId!, lock);
+      if (lock) await this.deps.charges.locks.release(chargeId!, lock);
     }
     if (!inserted) {
-      const existing = store.webhookEvents.findByGatewayId(accountId, event.gateway, gatewayEventId)!;
+      const existing = (await store.webhookEvents.findByGatewayId(accountId, event.gateway, gatewayEventId))!;
       return this.redelivered(existing.id, accountId, event.type);
     }
     this.deps.log.info({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId }, 'webhook event stored');
@@ -178,7 +178,7 @@ export class WebhookProcessor {
    */
   private async redelivered(eventId: string, accountId: string, type: RouteGateEventType): Promise<ReceiveOutcome> {
     const { store } = this.deps.gatewayDeps;
-    const deliveries = store.deliveries.forEvent(eventId);
+    const deliveries = await store.deliveries.forEvent(eventId);
     const base = { kind: 'processed' as const, eventId, type, duplicate: true };
     const pending = deliveries.filter((d) => d.status === 'pending');
     // Nothing pending: delivered, or nothing to deliver (no forward URL then, or given up: the merchant redelivers).
@@ -187,7 +187,7 @@ export class WebhookProcessor {
     }
     const delivery = pending[pending.length - 1];
     const owner = ChargeLocks.newOwner();
-    if (!store.deliveries.claim(delivery.id, owner, this.deps.now(), this.deps.forwarder.leaseMs)) {
+    if (!await store.deliveries.claim(delivery.id, owner, this.deps.now(), this.deps.forwarder.leaseMs)) {
       // Another copy of this event is being delivered right now (gateways send bursts): its outcome is ours.
       return { ...base, ...(await this.outcomeOf(delivery.id)) };
     }
@@ -199,9 +199,9 @@ export class WebhookProcessor {
   /** Wait (at most one delivery timeout) for the attempt someone else is making, and tell how it went. */
   private async outcomeOf(deliveryId: string): Promise<{ delivered: boolean; error?: string }> {
     const until = Date.now() + this.deps.forwarder.options.timeoutMs + 1_000;
-    let attempts = this.deps.gatewayDeps.store.deliveries.get(deliveryId)?.attempts ?? 0;
+    let attempts = (await this.deps.gatewayDeps.store.deliveries.get(deliveryId))?.attempts ?? 0;
     for (;;) {
-      const d = this.deps.gatewayDeps.store.deliveries.get(deliveryId);
+      const d = await this.deps.gatewayDeps.store.deliveries.get(deliveryId);
       if (!d || d.status === 'delivered') return { delivered: true };
       if (d.attempts > attempts || d.status === 'failed') return { delivered: false, error: 'the backend did not take it' };
       if (Date.now() > until) return { delivered: false, error: 'a delivery attempt is still in progress' };

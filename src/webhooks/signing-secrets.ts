@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Store } from '../store';
+import type { Repositories, Store } from '../store';
 import { open, seal } from '../lib/crypto';
 
 /** How long a rotated secret keeps signing beside the new one, so merchants can switch without losing an event. */
@@ -19,23 +19,23 @@ const aad = (accountId: string, id: string) => `webhook-signing:${accountId}:${i
 export class SigningSecrets {
   constructor(private readonly store: Store, private readonly key: Buffer, private readonly now: () => number = Date.now) {}
 
-  /** A new current secret for the account; the others keep what expiry they have. */
-  create(accountId: string): string {
+  /** A new current secret for the account (written through `tx` when given); the others keep what expiry they have. */
+  async create(accountId: string, tx: Repositories = this.store): Promise<string> {
     const secret = newSigningSecret();
     const id = `whs_${randomUUID().replace(/-/g, '')}`;
-    this.store.signingSecrets.insert({ id, accountId, ...seal(this.key, secret, aad(accountId, id)), createdAt: new Date(this.now()).toISOString() });
+    await tx.signingSecrets.insert({ id, accountId, ...seal(this.key, secret, aad(accountId, id)), createdAt: new Date(this.now()).toISOString() });
     return secret;
   }
 
   /** A new secret; every secret signing until now keeps signing beside it for `overlapMs`, then stops. */
-  rotate(accountId: string, overlapMs = ROTATION_OVERLAP_MS): { secret: string; previousExpireAt: string | null } {
-    const hadOne = this.store.signingSecrets.active(accountId, this.now()).length > 0;
+  async rotate(accountId: string, overlapMs = ROTATION_OVERLAP_MS): Promise<{ secret: string; previousExpireAt: string | null }> {
+    const hadOne = (await this.store.signingSecrets.active(accountId, this.now())).length > 0;
     const expiresAt = this.now() + overlapMs;
     let secret = '';
-    this.store.db.transaction(() => {
-      this.store.signingSecrets.expireAll(accountId, expiresAt);
-      secret = this.create(accountId);
-    })();
+    await this.store.commit(async (tx) => {
+      await tx.signingSecrets.expireAll(accountId, expiresAt);
+      secret = await this.create(accountId, tx);
+    });
     return { secret, previousExpireAt: hadOne ? new Date(expiresAt).toISOString() : null };
   }
 
@@ -43,9 +43,9 @@ export class SigningSecrets {
    * The secrets that sign now, newest first. An account made before signing secrets existed gets one here (the
    * operator sees it with `routegate webhooks rotate-secret ID`): events are never sent unsigned.
    */
-  signing(accountId: string): { secrets: string[]; created: boolean } {
-    const rows = this.store.signingSecrets.active(accountId, this.now());
-    if (rows.length === 0) return { secrets: [this.create(accountId)], created: true };
+  async signing(accountId: string): Promise<{ secrets: string[]; created: boolean }> {
+    const rows = await this.store.signingSecrets.active(accountId, this.now());
+    if (rows.length === 0) return { secrets: [await this.create(accountId)], created: true };
     return { secrets: rows.map((r) => open(this.key, r, aad(accountId, r.id))), created: false };
   }
 }

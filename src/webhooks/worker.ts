@@ -37,14 +37,24 @@ export class DeliveryWorker {
   /** One pass over what is due at `now` (tests pass a later time instead of waiting); how many were attempted. */
   async runDue(now = this.options.now()): Promise<number> {
     let attempted = 0;
-    for (const id of this.store.deliveries.due(now, BATCH)) {
+    // One delivery claimed at a time (FOR UPDATE SKIP LOCKED on PostgreSQL): its lease starts when its attempt
+    // does, so a batch never holds leases that could run out while earlier deliveries are attempted.
+    const seen = new Set<string>();
+    for (let i = 0; i < BATCH; i++) {
       const owner = ChargeLocks.newOwner();
-      if (!this.store.deliveries.claim(id, owner, now, this.forwarder.leaseMs)) continue;
+      const [id] = await this.store.deliveries.claimDue(owner, now, this.forwarder.leaseMs, 1);
+      if (!id) break;
+      if (seen.has(id)) {
+        // Released after an unexpected failure this pass: the next pass tries it again.
+        await this.store.deliveries.release(id, owner);
+        break;
+      }
+      seen.add(id);
       try {
         await this.forwarder.attempt(id, owner);
         attempted += 1;
       } catch (err) {
-        this.store.deliveries.release(id, owner);
+        await this.store.deliveries.release(id, owner);
         this.log.error({ err, deliveryId: id }, 'webhook delivery attempt failed unexpectedly');
       }
     }
@@ -52,7 +62,7 @@ export class DeliveryWorker {
   }
 
   private async tick(): Promise<void> {
-    if (this.running) return;
+    if (this.running !== undefined) return;
     this.running = this.runDue().catch((err) => {
       this.log.error({ err }, 'webhook worker pass failed');
       return 0;

@@ -41,13 +41,13 @@ const card = (customer: string, number: string) => ({
   remoteIp: '203.0.113.10',
 });
 
-function clientFor(primary: GatewayId, fallbacks: GatewayId[], base: '' | '/compat/asaas') {
-  const key = e2e.account({ primaryGateway: primary, gatewayFallbacks: fallbacks, compatibilityMode: 'asaas' });
+async function clientFor(primary: GatewayId, fallbacks: GatewayId[], base: '' | '/compat/asaas') {
+  const key = await e2e.account({ primaryGateway: primary, gatewayFallbacks: fallbacks, compatibilityMode: 'asaas' });
   return asaasClient(`${e2e.sandbox.url}${base}/v3`, key);
 }
 
 test('plain HTTP as Asaas documents it: customer, pix with its QR code, boleto with its line, card, retrieve, refund in reais', async () => {
-  const asaas = clientFor('asaas', ['pagarme'], '');
+  const asaas = await clientFor('asaas', ['pagarme'], '');
   const customer = await asaas('POST', '/customers', customerBody);
   assert.equal(customer.status, 200);
   assert.match(customer.body.id, /^cus_/);
@@ -89,7 +89,7 @@ test('plain HTTP as Asaas documents it: customer, pix with its QR code, boleto w
 });
 
 test('plain HTTP: a refused card is Asaas\' 400 {errors: [{code: invalid_creditCard, description}]}, nothing created', async () => {
-  const asaas = clientFor('asaas', [], '');
+  const asaas = await clientFor('asaas', [], '');
   const customer = await asaas('POST', '/customers', customerBody);
   const before = (await e2e.control.ledger('asaas')).length;
   const declined = await asaas('POST', '/payments', card(customer.body.id, '5184019740373151'));
@@ -99,7 +99,7 @@ test('plain HTTP: a refused card is Asaas\' 400 {errors: [{code: invalid_creditC
 });
 
 test('the same client, base URL /compat/asaas/v3, charged on Mercado Pago: create, retrieve and refund by RouteGate\'s id', async () => {
-  const asaas = clientFor('mercadopago', [], '/compat/asaas');
+  const asaas = await clientFor('mercadopago', [], '/compat/asaas');
   const customer = await asaas('POST', '/customers', customerBody);
   assert.equal(customer.status, 200);
   const paid = await asaas('POST', '/payments', card(customer.body.id, '4242424242424242'));

@@ -30,7 +30,7 @@ async function customerOf(key: string): Promise<string> {
 
 test('a refused card is Asaas\' 400 invalid_creditCard (no payment in the body), on Asaas and on another gateway', async () => {
   for (const [target, number, words] of [['asaas', '4916561358240741', /Transação não autorizada/], ['pagarme', '4000000000009995', /saldo insuficiente/]] as const) {
-    const key = account(target);
+    const key = await account(target);
     const customer = await customerOf(key);
     const res = await post(key, '/v3/payments', { ...asaasCard(number), customer });
     assert.equal(res.status, 400, res.text);
@@ -45,7 +45,7 @@ test('a refused card is Asaas\' 400 invalid_creditCard (no payment in the body),
 });
 
 test('validation errors name the Asaas field the client sent, on /v3/payments and on POST /api/v1/charges', async () => {
-  const key = account('asaas');
+  const key = await account('asaas');
   const customer = await customerOf(key);
   const noType = await post(key, '/v3/payments', { customer, value: 19.99, dueDate: DUE });
   assert.equal(noType.status, 400, noType.text);
@@ -71,7 +71,7 @@ test('validation errors name the Asaas field the client sent, on /v3/payments an
 });
 
 test('an outage: the only gateway unreachable or failing answers in Asaas\' shape with the outage status', async () => {
-  const key = account('asaas');
+  const key = await account('asaas');
   const customer = await customerOf(key);
   const url = await e2e.closedPortUrl();
   const res = await e2e.withGatewayUrl('asaas', url, () => post(key, '/v3/payments', { customer, billingType: 'PIX', value: 19.99, dueDate: DUE }));
@@ -91,7 +91,7 @@ test('an outage: the only gateway unreachable or failing answers in Asaas\' shap
 });
 
 test('auth: the key in access_token (as Asaas clients send theirs); missing or wrong is Asaas\' 401', async () => {
-  const key = account('asaas');
+  const key = await account('asaas');
   const ok = await get(key, '/v3/payments?limit=1');
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.body.object, 'list');
@@ -103,7 +103,7 @@ test('auth: the key in access_token (as Asaas clients send theirs); missing or w
   assert.equal(wrong.status, 401);
   assert.equal(wrong.headers['x-rg-error-code'], 'INVALID_API_KEY');
   assert.equal(wrong.body.errors[0].code, 'invalid_access_token');
-  const otherMode = e2e.account({ primaryGateway: 'asaas', compatibilityMode: 'stripe' });
+  const otherMode = await e2e.account({ primaryGateway: 'asaas', compatibilityMode: 'stripe' });
   const notEnabled = await get(otherMode, '/compat/asaas/v3/payments');
   assert.equal(notEnabled.status, 404);
   assert.equal(notEnabled.body.errors[0].code, 'not_found');
@@ -111,7 +111,7 @@ test('auth: the key in access_token (as Asaas clients send theirs); missing or w
 });
 
 test('a pre-authorization on Asaas: captureAuthorizedPayment, a partial refund in reais, the rest, by the pay_ id', async () => {
-  const key = account('asaas');
+  const key = await account('asaas');
   const customer = await customerOf(key);
   const created = await post(key, '/compat/asaas/v3/payments/', { ...asaasCard(), customer, value: 50, authorizeOnly: true });
   assert.equal(created.status, 200, created.text);
@@ -137,7 +137,7 @@ test('a pre-authorization on Asaas: captureAuthorizedPayment, a partial refund i
 });
 
 test('follow-ups on a payment another gateway holds: RouteGate\'s id works on every Asaas path', async () => {
-  const key = account('pagarme');
+  const key = await account('pagarme');
   const customer = await customerOf(key);
   const card = await post(key, '/v3/payments', { ...asaasCard(), customer, value: 30, authorizeOnly: true });
   assert.equal(card.status, 200, card.text);
@@ -167,7 +167,7 @@ test('follow-ups on a payment another gateway holds: RouteGate\'s id works on ev
 
 test('pixQrCode and identificationField answer Asaas\' shapes on three gateways each (a PNG even where only a URL was given)', async () => {
   for (const target of ['asaas', 'stripe', 'pagarme', 'mercadopago'] as const) {
-    const key = account(target);
+    const key = await account(target);
     const customer = await customerOf(key);
     const pix = await post(key, '/v3/payments', { customer, billingType: 'PIX', value: 19.99, dueDate: DUE });
     assert.equal(pix.status, 200, `${target}: ${pix.text}`);
@@ -181,7 +181,7 @@ test('pixQrCode and identificationField answer Asaas\' shapes on three gateways 
     assert.equal(notBoleto.headers['x-rg-error-code'], 'GATEWAY_UNSUPPORTED_OPERATION');
   }
   for (const target of ['asaas', 'pagarme', 'pagbank'] as const) {
-    const key = account(target);
+    const key = await account(target);
     const customer = await customerOf(key);
     const boleto = await post(key, '/v3/payments', { customer, billingType: 'BOLETO', value: 19.99, dueDate: DUE });
     assert.equal(boleto.status, 200, `${target}: ${boleto.text}`);
@@ -194,7 +194,7 @@ test('pixQrCode and identificationField answer Asaas\' shapes on three gateways 
 });
 
 test('customers: created natively at the primary, retrieved and listed by offset; payments listed by offset', async () => {
-  const key = account('stripe');
+  const key = await account('stripe');
   const first = await post(key, '/v3/customers', ASAAS_CUSTOMER);
   assert.equal(first.status, 200, first.text);
   assert.match(first.body.id, /^cus_rg_/, 'held by Stripe: RouteGate\'s id');
@@ -211,7 +211,7 @@ test('customers: created natively at the primary, retrieved and listed by offset
   const missing = await get(key, '/v3/customers/cus_000000000000');
   assert.equal(missing.status, 404);
 
-  const asaasKey = account('asaas');
+  const asaasKey = await account('asaas');
   const own = await post(asaasKey, '/v3/customers', ASAAS_CUSTOMER);
   assert.match(own.body.id, /^cus_0000/, 'held by Asaas: Asaas\' own customer, as Asaas answered it');
   const ids: string[] = [];
@@ -223,7 +223,7 @@ test('customers: created natively at the primary, retrieved and listed by offset
 });
 
 test('an untranslated /v3 path is passed through to Asaas only, with the stored access_token in place of RouteGate\'s', async () => {
-  const key = account('asaas');
+  const key = await account('asaas');
   const customer = await customerOf(key);
   const pix = await post(key, '/v3/payments', { customer, billingType: 'PIX', value: 19.99, dueDate: DUE });
   await e2e.control.clearRequests();
@@ -240,7 +240,7 @@ test('an untranslated /v3 path is passed through to Asaas only, with the stored 
 
 test('a native create first answered "being confirmed" (504), retried with its Idempotency-Key: the payment as it is now, natively', async () => {
   // Native path, charged on Asaas: Asaas takes the payment but the answer is lost, and the lookup fails too.
-  const key = account('asaas');
+  const key = await account('asaas');
   const customer = await customerOf(key);
   const body = { ...asaasCard(), customer };
   const headers = { 'idempotency-key': 'asaas-504-native' };
@@ -263,7 +263,7 @@ test('a native create first answered "being confirmed" (504), retried with its I
   assert.deepEqual([again.status, again.body.id], [200, retry.body.id], 'settled: the key keeps this answer');
 
   // POST /api/v1/charges in compatibility mode, charged on Pagar.me: the same, in Asaas' format.
-  const other = account('pagarme');
+  const other = await account('pagarme');
   const otherCustomer = await customerOf(other);
   const pix = { customer: otherCustomer, billingType: 'PIX', value: 19.99, dueDate: DUE };
   await e2e.control.fault('pagarme', 'lose', { method: 'POST', path: '/core/v5/orders' });

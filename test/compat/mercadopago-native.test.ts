@@ -41,7 +41,7 @@ const card = async (amount: number, extra: Record<string, unknown> = {}, holder 
 });
 
 test('a decline is Mercado Pago\'s 201 rejected payment (never an HTTP error), with X-RG-Error-Code', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   const res = await e2e.call('POST', '/v1/payments', { body: await card(19.99, {}, 'FUND'), headers: json(key) });
   assert.equal(res.status, 201, res.text);
   assert.equal(res.headers['x-rg-error-code'], 'GATEWAY_ERROR');
@@ -56,7 +56,7 @@ test('a decline is Mercado Pago\'s 201 rejected payment (never an HTTP error), w
 });
 
 test('validation errors are Mercado Pago\'s 400 naming the native field, with its cause code', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   const noAmount = await e2e.call('POST', '/v1/payments', { body: { payment_method_id: 'pix', payer: PAYER }, headers: json(key) });
   assert.equal(noAmount.status, 400, noAmount.text);
   assert.equal(noAmount.headers['x-rg-error-code'], 'VALIDATION_ERROR');
@@ -78,7 +78,7 @@ test('validation errors are Mercado Pago\'s 400 naming the native field, with it
 });
 
 test('an outage answers Mercado Pago\'s error shape with the status its SDK retries (502, 5xx), X-RG-Error-Code set', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   const url = await e2e.closedPortUrl();
   const down = await e2e.withGatewayUrl('mercadopago', url, () => e2e.call('POST', '/v1/payments', { body: pix(19.99), headers: json(key) }));
   assert.equal(down.status, 502, down.text);
@@ -97,7 +97,7 @@ test('an outage answers Mercado Pago\'s error shape with the status its SDK retr
 });
 
 test('authentication: the RouteGate key as Bearer (as the SDK sends the access token); missing or wrong keys are Mercado Pago\'s 401', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   const ok = await e2e.call('GET', '/v1/payments/search?limit=1', { headers: { authorization: `Bearer ${key}` } });
   assert.equal(ok.status, 200, ok.text);
   assert.ok(Array.isArray(ok.body.results));
@@ -110,14 +110,14 @@ test('authentication: the RouteGate key as Bearer (as the SDK sends the access t
   assert.equal(wrong.status, 401);
   assert.equal(wrong.headers['x-rg-error-code'], 'INVALID_API_KEY');
   assert.deepEqual([wrong.body.status, wrong.body.error, wrong.body.cause], [401, 'unauthorized', []]);
-  const stripeMode = e2e.account({ primaryGateway: 'mercadopago', compatibilityMode: 'stripe' });
+  const stripeMode = await e2e.account({ primaryGateway: 'mercadopago', compatibilityMode: 'stripe' });
   const other = await e2e.call('GET', '/compat/mercadopago/v1/payments/search', { headers: { authorization: `Bearer ${stripeMode}` } });
   assert.equal(other.status, 404);
   assert.match(other.body.message, /Compatibility mode for mercadopago is not enabled on this account \(it is stripe\)/);
 });
 
 test('a card reserve on Mercado Pago: partial capture in reais by PUT, refunds partial then full, listed and read by id', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   const created = await e2e.call('POST', '/compat/mercadopago/v1/payments/', { body: await card(50, { capture: false }), headers: json(key) });
   assert.equal(created.status, 201, created.text);
   assert.deepEqual([created.body.status, created.body.status_detail, created.body.captured], ['authorized', 'pending_capture', false]);
@@ -153,7 +153,7 @@ test('a card reserve on Mercado Pago: partial capture in reais by PUT, refunds p
 });
 
 test('a pix another gateway holds: cancelled by PUT status=cancelled; a paid one refunded in reais, its refunds listed in Mercado Pago\'s shape', async () => {
-  const key = mpAccount({ primaryGateway: 'pagarme' });
+  const key = await mpAccount({ primaryGateway: 'pagarme' });
   const pending = await e2e.call('POST', '/v1/payments', { body: pix(19.99), headers: json(key) });
   assert.equal(pending.status, 201, pending.text);
   assert.equal(pending.headers['x-rg-gateway'], 'pagarme');
@@ -181,7 +181,7 @@ test('a pix another gateway holds: cancelled by PUT status=cancelled; a paid one
 });
 
 test('X-Idempotency-Key is kept per endpoint: a refund reusing the create\'s key (as the SDK does) refunds, never replays the create', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   const idem = randomUUID();
   const body = await card(30);
   const first = await e2e.call('POST', '/v1/payments', { body, headers: json(key, { 'x-idempotency-key': idem }) });
@@ -204,7 +204,7 @@ test('X-Idempotency-Key is kept per endpoint: a refund reusing the create\'s key
 });
 
 test('search pages by limit and offset, newest first; filters it cannot apply are refused, not ignored', async () => {
-  const key = mpAccount({ primaryGateway: 'pagarme' });
+  const key = await mpAccount({ primaryGateway: 'pagarme' });
   const ids: unknown[] = [];
   for (const amount of [1, 2, 3]) ids.push((await e2e.call('POST', '/v1/payments', { body: pix(amount), headers: json(key) })).body.id);
   const page1 = await e2e.call('GET', '/v1/payments/search?limit=2&sort=date_created&criteria=desc', { headers: json(key) });
@@ -220,7 +220,7 @@ test('search pages by limit and offset, newest first; filters it cannot apply ar
 });
 
 test('customers: created natively (at the primary), read by the id answered; a card token goes to Mercado Pago whatever the primary', async () => {
-  const key = mpAccount({ primaryGateway: 'pagarme' });
+  const key = await mpAccount({ primaryGateway: 'pagarme' });
   const body = { email: 'joao@example.com', first_name: 'Joao', last_name: 'Silva', identification: { type: 'CPF', number: '12345678909' }, phone: { area_code: '11', number: '987654321' } };
   const created = await e2e.call('POST', '/v1/customers', { body, headers: json(key) });
   assert.equal(created.status, 201, created.text);
@@ -236,7 +236,7 @@ test('customers: created natively (at the primary), read by the id answered; a c
   const charged = await e2e.call('POST', '/v1/payments', { body: await card(19.99), headers: json(key) });
   assert.equal(charged.status, 201, charged.text);
   assert.equal(charged.headers['x-rg-gateway'], 'mercadopago', 'the token\'s own gateway');
-  const without = mpAccount({ primaryGateway: 'pagarme' }, ['pagarme']);
+  const without = await mpAccount({ primaryGateway: 'pagarme' }, ['pagarme']);
   const refused = await e2e.call('POST', '/v1/payments', { body: await card(19.99), headers: json(without) });
   assert.equal(refused.status, 400, refused.text);
   assert.equal(refused.headers['x-rg-error-code'], 'GATEWAY_UNSUPPORTED_OPERATION');
@@ -244,7 +244,7 @@ test('customers: created natively (at the primary), read by the id answered; a c
 });
 
 test('untranslated paths are passed through to Mercado Pago only, with the stored access token in place of RouteGate\'s key', async () => {
-  const key = mpAccount();
+  const key = await mpAccount();
   await e2e.control.clearRequests();
   const created = await e2e.call('POST', '/v1/customers', { body: { email: 'pass@example.com', first_name: 'Pass', last_name: 'Through', identification: { type: 'CPF', number: '12345678909' } }, headers: json(key) });
   assert.equal(created.status, 201, created.text);

@@ -49,7 +49,7 @@ const mpAccount = (primary: 'mercadopago' | 'pagarme' | 'stripe') =>
   e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'mercadopago' });
 
 test('SDK on primary Mercado Pago: a card Payment.create, Payment.get, PaymentRefund.create (reais), .total and .list, all Mercado Pago\'s own objects', async () => {
-  await withSdk(mpAccount('mercadopago'), async (mp) => {
+  await withSdk(await mpAccount('mercadopago'), async (mp) => {
     const payment = await mercadoPagoCalls.createCardPayment(mp, { amount: 19.99, token: await cardToken(mp, 'APRO'), paymentMethodId: 'visa', payer: PAYER, externalReference: 'order-42' });
     assert.equal(payment.api_response.status, 201);
     assert.equal(header(payment, 'x-rg-gateway'), 'mercadopago');
@@ -77,7 +77,7 @@ test('SDK on primary Mercado Pago: a card Payment.create, Payment.get, PaymentRe
 
 test('SDK: pix and boleto charged on Mercado Pago and on Pagar.me; a paid Pagar.me pix refunded through PaymentRefund by RouteGate\'s id', async () => {
   for (const primary of ['mercadopago', 'pagarme'] as const) {
-    await withSdk(mpAccount(primary), async (mp) => {
+    await withSdk(await mpAccount(primary), async (mp) => {
       const pix = await mercadoPagoCalls.createPixPayment(mp, { amount: 19.99, payer: PAYER, description: 'Pedido pix' });
       assert.equal(pix.api_response.status, 201);
       assert.deepEqual([pix.status, pix.status_detail, pix.payment_method_id, pix.transaction_amount], ['pending', 'pending_waiting_transfer', 'pix', 19.99]);
@@ -105,7 +105,7 @@ test('SDK: pix and boleto charged on Mercado Pago and on Pagar.me; a paid Pagar.
 });
 
 test('SDK: a decline comes back as Mercado Pago answers it, a 201 payment with status rejected, returned normally', async () => {
-  await withSdk(mpAccount('mercadopago'), async (mp) => {
+  await withSdk(await mpAccount('mercadopago'), async (mp) => {
     const declined = await mercadoPagoCalls.createCardPayment(mp, { amount: 19.99, token: await cardToken(mp, 'FUND'), paymentMethodId: 'visa', payer: PAYER });
     assert.equal(declined.api_response.status, 201);
     assert.deepEqual([declined.status, declined.status_detail], ['rejected', 'cc_rejected_insufficient_amount']);
@@ -114,7 +114,7 @@ test('SDK: a decline comes back as Mercado Pago answers it, a 201 payment with s
 });
 
 test('SDK: the create\'s X-Idempotency-Key, sticky in the shared config, does not replay the create on a later refund', async () => {
-  await withSdk(mpAccount('mercadopago'), async (mp) => {
+  await withSdk(await mpAccount('mercadopago'), async (mp) => {
     const token = await cardToken(mp, 'APRO');
     const payment = await mercadoPagoCalls.createCardPayment(mp, { amount: 30, token, paymentMethodId: 'visa', payer: PAYER }, 'order-99-attempt-1');
     assert.equal(mp.config.options?.idempotencyKey, 'order-99-attempt-1', 'the SDK kept the key for every later call');
@@ -125,7 +125,7 @@ test('SDK: the create\'s X-Idempotency-Key, sticky in the shared config, does no
 });
 
 test('SDK errors: an outage is MPServerError (maxRetries 0), a wrong key MPAuthenticationError, a missing amount MPBadRequestError naming transaction_amount', async () => {
-  await withSdk(mpAccount('mercadopago'), async (mp) => {
+  await withSdk(await mpAccount('mercadopago'), async (mp) => {
     await e2e.control.fault('mercadopago', 'http500', { count: 5 });
     try {
       await assert.rejects(mercadoPagoCalls.createPixPayment(mp, { amount: 19.99, payer: PAYER }), (err: unknown) => {

@@ -21,7 +21,7 @@ const bearer = (key: string, extra: Record<string, string> = {}) => ({ authoriza
 const stripeAccount = (settings: Record<string, unknown> = {}) => e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe', ...settings });
 
 test('a decline on a fallback answers Stripe\'s 402 card_error with the PaymentIntent, X-RG-Error-Code and the X-RG-* headers', async () => {
-  const key = stripeAccount({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+  const key = await stripeAccount({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
   const res = await e2e.call('POST', '/v1/payment_intents', { rawBody: card('4000000000009995'), headers: bearer(key) });
   assert.equal(res.status, 402, res.text);
   assert.equal(res.headers['x-rg-error-code'], 'GATEWAY_ERROR');
@@ -37,7 +37,7 @@ test('a decline on a fallback answers Stripe\'s 402 card_error with the PaymentI
 });
 
 test('a validation error names the native param the client sent, on both create paths', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   const missing = await e2e.call('POST', '/v1/payment_intents', { rawBody: 'currency=brl&payment_method=pm_card_visa&payment_method_types[]=card', headers: bearer(key) });
   assert.equal(missing.status, 400);
   assert.equal(missing.headers['x-rg-error-code'], 'VALIDATION_ERROR');
@@ -52,7 +52,7 @@ test('a validation error names the native param the client sent, on both create 
 });
 
 test('an outage (the only gateway down or failing) answers Stripe\'s api_error with the outage status', async () => {
-  const key = stripeAccount({ gatewayFallbacks: [] });
+  const key = await stripeAccount({ gatewayFallbacks: [] });
   const url = await e2e.closedPortUrl();
   const pm = 'amount=1999&currency=brl&payment_method=pm_card_visa&payment_method_types[]=card&confirm=true';
   const res = await e2e.withGatewayUrl('stripe', url, () => e2e.call('POST', '/v1/payment_intents', { rawBody: pm, headers: bearer(key) }));
@@ -71,7 +71,7 @@ test('an outage (the only gateway down or failing) answers Stripe\'s api_error w
 });
 
 test('X-Payload-Format: native makes one call normalized; any other value is 400 VALIDATION_ERROR naming the accepted value', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   const normalized = await e2e.call('POST', '/api/v1/charges', {
     key, headers: { 'x-payload-format': 'native' },
     body: { paymentMethod: 'credit_card', amount: 1999, creditCard: { paymentMethodId: 'pm_card_visa' } },
@@ -90,7 +90,7 @@ test('X-Payload-Format: native makes one call normalized; any other value is 400
 });
 
 test('an Idempotency-Key on a native create replays the native answer, and charges once', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   const body = 'amount=2500&currency=brl&payment_method=pm_card_visa&payment_method_types[]=card&confirm=true';
   const first = await e2e.call('POST', '/v1/payment_intents', { rawBody: body, headers: bearer(key, { 'idempotency-key': 'native-idem-1' }) });
   const again = await e2e.call('POST', '/v1/payment_intents', { rawBody: body, headers: bearer(key, { 'idempotency-key': 'native-idem-1' }) });
@@ -104,7 +104,7 @@ test('an Idempotency-Key on a native create replays the native answer, and charg
 });
 
 test('the RouteGate key is taken as Bearer, Basic user, access_token and x-api-key; a wrong one is Stripe\'s 401', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   const forms: Array<Record<string, string>> = [
     { authorization: `Bearer ${key}` },
     { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` },
@@ -127,7 +127,7 @@ test('the RouteGate key is taken as Bearer, Basic user, access_token and x-api-k
 });
 
 test('root and /compat/stripe serve the same API, trailing slashes tolerated; a native id works in every follow-up', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   const created = await e2e.call('POST', '/compat/stripe/v1/payment_intents/', {
     rawBody: 'amount=5000&currency=brl&payment_method=pm_card_visa&payment_method_types[]=card&capture_method=manual&confirm=true', headers: bearer(key),
   });
@@ -157,7 +157,7 @@ test('root and /compat/stripe serve the same API, trailing slashes tolerated; a 
 });
 
 test('customers: created natively (on the primary), retrieved by the id answered', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   const body = 'name=Maria%20Souza&email=maria@example.com&tax_id_data[0][type]=br_cpf&tax_id_data[0][value]=12345678909';
   const created = await e2e.call('POST', '/v1/customers', { rawBody: body, headers: bearer(key) });
   assert.equal(created.status, 200, created.text);
@@ -171,7 +171,7 @@ test('customers: created natively (on the primary), retrieved by the id answered
 });
 
 test('an untranslated path is passed through to the compat gateway only, with the stored key in place of RouteGate\'s', async () => {
-  const key = stripeAccount();
+  const key = await stripeAccount();
   await e2e.control.clearRequests();
   const res = await e2e.call('POST', '/v1/payment_methods', { rawBody: 'type=card&card[number]=4242424242424242&card[exp_month]=12&card[exp_year]=2030&card[cvc]=123', headers: bearer(key) });
   assert.equal(res.status, 200, res.text);
@@ -191,14 +191,14 @@ test('an untranslated path is passed through to the compat gateway only, with th
   const other = await e2e.call('GET', '/compat/pagarme/core/v5/orders', { headers: bearer(key) });
   assert.equal(other.status, 404);
   for (const g of GATEWAY_IDS.filter((id) => id !== 'stripe')) assert.deepEqual(await e2e.control.requests(g), [], `nothing went to ${g}`);
-  const noCreds = e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe' }, ['pagarme']);
+  const noCreds = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe' }, ['pagarme']);
   const refused = await e2e.call('GET', '/v1/payment_methods/pm_x', { headers: bearer(noCreds) });
   assert.equal(refused.status, 400);
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');
 });
 
 test('/compat/stripe on an account in another mode, or none, is a clear Stripe-shaped error; the root is not served', async () => {
-  const off = e2e.account({ primaryGateway: 'stripe' });
+  const off = await e2e.account({ primaryGateway: 'stripe' });
   const res = await e2e.call('GET', '/compat/stripe/v1/payment_intents', { headers: bearer(off) });
   assert.equal(res.status, 404);
   assert.equal(res.headers['x-rg-error-code'], 'NOT_FOUND');
@@ -210,12 +210,12 @@ test('/compat/stripe on an account in another mode, or none, is a clear Stripe-s
 
 test('a Stripe pm_ with primary Pagar.me is charged on Stripe when Stripe credentials exist, else a clear native error', async () => {
   const body = 'amount=1999&currency=brl&payment_method=pm_card_visa&payment_method_types[]=card&confirm=true';
-  const withStripe = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [], compatibilityMode: 'stripe' });
+  const withStripe = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [], compatibilityMode: 'stripe' });
   const charged = await e2e.call('POST', '/v1/payment_intents', { rawBody: body, headers: bearer(withStripe) });
   assert.equal(charged.status, 200, charged.text);
   assert.equal(charged.headers['x-rg-gateway'], 'stripe');
   assert.match(charged.body.id, /^pi_/);
-  const without = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [], compatibilityMode: 'stripe' }, ['pagarme']);
+  const without = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [], compatibilityMode: 'stripe' }, ['pagarme']);
   const refused = await e2e.call('POST', '/v1/payment_intents', { rawBody: body, headers: bearer(without) });
   assert.equal(refused.status, 400, refused.text);
   assert.equal(refused.headers['x-rg-error-code'], 'GATEWAY_UNSUPPORTED_OPERATION');

@@ -33,7 +33,7 @@ const post = (key: string, path: string, body: unknown) => e2e.call('POST', path
 
 test('a decline answers 200 with the order failed and the transaction not_authorized, X-RG-Error-Code and the charge id', async () => {
   for (const primary of ['pagarme', 'mercadopago'] as const) {
-    const key = account({ primaryGateway: primary });
+    const key = await account({ primaryGateway: primary });
     const res = await post(key, '/core/v5/orders', cardOrder('4000000000009995'));
     assert.equal(res.status, 200, res.text);
     assert.equal(res.headers['x-rg-error-code'], 'GATEWAY_ERROR');
@@ -50,7 +50,7 @@ test('a decline answers 200 with the order failed and the transaction not_author
     assert.equal(read.body.status, 'failed');
   }
   // On POST /api/v1/charges in compatibility mode too.
-  const key = account();
+  const key = await account();
   const res = await e2e.call('POST', '/api/v1/charges', { key, body: cardOrder('4000000000009995') });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.headers['x-rg-error-code'], 'GATEWAY_ERROR');
@@ -58,7 +58,7 @@ test('a decline answers 200 with the order failed and the transaction not_author
 });
 
 test('a validation error is Pagar.me\'s 422 {message, errors} keyed by the native field the client sent', async () => {
-  const key = account();
+  const key = await account();
   const noMethod = cardOrder('4242424242424242') as Record<string, any>;
   delete noMethod.payments[0].payment_method;
   for (const [path, opts] of [['/core/v5/orders', { headers: basic(key) }], ['/api/v1/charges', { key }]] as const) {
@@ -78,7 +78,7 @@ test('a validation error is Pagar.me\'s 422 {message, errors} keyed by the nativ
 });
 
 test('an outage answers Pagar.me\'s {message} with the outage status and X-RG-Error-Code', async () => {
-  const key = account();
+  const key = await account();
   const url = await e2e.closedPortUrl();
   const down = await e2e.withGatewayUrl('pagarme', url, () => post(key, '/core/v5/orders', cardOrder('4242424242424242')));
   assert.equal(down.status, 502, down.text);
@@ -97,7 +97,7 @@ test('an outage answers Pagar.me\'s {message} with the outage status and X-RG-Er
 });
 
 test('authentication: the key as Basic user (or x-api-key); missing or wrong keys are Pagar.me\'s 401 {message}', async () => {
-  const key = account();
+  const key = await account();
   for (const headers of [basic(key), { 'x-api-key': key }]) {
     const res = await e2e.call('GET', '/core/v5/orders', { headers });
     assert.equal(res.status, 200, res.text);
@@ -114,7 +114,7 @@ test('authentication: the key as Basic user (or x-api-key); missing or wrong key
   assert.equal(typeof wrong.body.message, 'string');
   const bearer = await e2e.call('GET', '/core/v5/orders', { headers: { authorization: 'Bearer tk_wrong_key_000000' } });
   assert.equal(bearer.status, 401);
-  const off = e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe' });
+  const off = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe' });
   const notEnabled = await e2e.call('GET', '/compat/pagarme/core/v5/orders', { headers: basic(off) });
   assert.equal(notEnabled.status, 404);
   assert.match(notEnabled.body.message, /Compatibility mode for pagarme is not enabled on this account \(it is stripe\)/);
@@ -122,7 +122,7 @@ test('authentication: the key as Basic user (or x-api-key); missing or wrong key
 
 test('capture, void and refunds on the native charge paths, by every id answered, on Pagar.me and elsewhere', async () => {
   for (const primary of ['pagarme', 'stripe'] as const) {
-    const key = account({ primaryGateway: primary });
+    const key = await account({ primaryGateway: primary });
     const auth = await post(key, '/compat/pagarme/core/v5/orders/', cardOrder('4242424242424242', { operation_type: 'auth_only' }, 5000));
     assert.equal(auth.status, 200, auth.text);
     assert.equal(auth.headers['x-rg-gateway'], primary);
@@ -156,14 +156,14 @@ test('capture, void and refunds on the native charge paths, by every id answered
     const order = await e2e.call('GET', `/core/v5/orders/${toVoid.body.id}`, { headers: basic(key) });
     assert.equal(order.body.status, 'canceled');
   }
-  const key = account();
+  const key = await account();
   const unknown = await e2e.call('GET', '/core/v5/charges/ch_nothing_here_0000', { headers: basic(key) });
   assert.equal(unknown.status, 404);
   assert.equal(typeof unknown.body.message, 'string');
 });
 
 test('list: Pagar.me\'s {data, paging} by page and size, newest first; filters RouteGate cannot apply are refused', async () => {
-  const key = account();
+  const key = await account();
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push((await post(key, '/core/v5/orders', cardOrder('4242424242424242'))).body.id);
   const first = await e2e.call('GET', '/core/v5/orders?page=1&size=2', { headers: basic(key) });
@@ -181,14 +181,14 @@ test('list: Pagar.me\'s {data, paging} by page and size, newest first; filters R
 });
 
 test('customers: created natively on the primary, retrieved by the id answered; a customer without a CPF is a 422 naming document', async () => {
-  const key = account({ primaryGateway: 'mercadopago' });
+  const key = await account({ primaryGateway: 'mercadopago' });
   const created = await post(key, '/core/v5/customers', CUSTOMER);
   assert.equal(created.status, 200, created.text);
   assert.match(created.body.id, /^cus_rg_/, 'held by Mercado Pago: RouteGate\'s customer id');
   assert.deepEqual([created.body.document, created.body.type, created.body.phones.mobile_phone.number], ['12345678909', 'individual', '987654321']);
   const read = await e2e.call('GET', `/core/v5/customers/${created.body.id}`, { headers: basic(key) });
   assert.deepEqual([read.status, read.body.id, read.body.email], [200, created.body.id, 'maria@example.com']);
-  const own = account();
+  const own = await account();
   const atPagarme = await post(own, '/core/v5/customers', CUSTOMER);
   assert.match(atPagarme.body.id, /^cus_[A-Za-z0-9]{16}$/, 'Pagar.me\'s own customer as it answered');
   const noCpf = await post(key, '/core/v5/customers', { ...CUSTOMER, document: undefined });
@@ -198,7 +198,7 @@ test('customers: created natively on the primary, retrieved by the id answered; 
 });
 
 test('a card_token is only ever sent to Pagar.me: charged there whatever the primary, else a native error saying whose it is', async () => {
-  const key = account({ primaryGateway: 'stripe' });
+  const key = await account({ primaryGateway: 'stripe' });
   // Tokenizing is Pagar.me's own call (public key in ?appId=): passed through untranslated, query string included.
   const token = await e2e.call('POST', '/core/v5/tokens?appId=pk_test_routegate', {
     rawBody: JSON.stringify({ type: 'card', card: { number: '4242424242424242', holder_name: 'MARIA SOUZA', exp_month: 12, exp_year: 2030, cvv: '123' } }), headers: basic(key),
@@ -211,7 +211,7 @@ test('a card_token is only ever sent to Pagar.me: charged there whatever the pri
   assert.equal(charged.status, 200, charged.text);
   assert.equal(charged.headers['x-rg-gateway'], 'pagarme');
   assert.match(charged.body.id, /^or_/);
-  const without = account({ primaryGateway: 'stripe' }, ['stripe']);
+  const without = await account({ primaryGateway: 'stripe' }, ['stripe']);
   const refused = await post(without, '/core/v5/orders', { ...order, payments: [{ payment_method: 'credit_card', credit_card: { card_token: 'token_abcdefghijklmnop' } }] });
   assert.equal(refused.status, 422, refused.text);
   assert.equal(refused.headers['x-rg-error-code'], 'GATEWAY_UNSUPPORTED_OPERATION');
@@ -219,7 +219,7 @@ test('a card_token is only ever sent to Pagar.me: charged there whatever the pri
 });
 
 test('an untranslated path is passed through to Pagar.me only, with the stored secret key in place of RouteGate\'s', async () => {
-  const key = account({ primaryGateway: 'stripe' });
+  const key = await account({ primaryGateway: 'stripe' });
   await e2e.control.clearRequests();
   const res = await e2e.call('GET', '/compat/pagarme/core/v5/hooks?page=1', { headers: basic(key) });
   assert.equal(res.headers['x-rg-passthrough'], 'true', res.text);
@@ -228,7 +228,7 @@ test('an untranslated path is passed through to Pagar.me only, with the stored s
   assert.equal(sent[0].headers.authorization, `Basic ${Buffer.from('sk_test_sandbox_routegate_0002:').toString('base64')}`, 'the account\'s stored Pagar.me key');
   assert.ok(!JSON.stringify(sent[0].headers).includes(key), 'the RouteGate key never leaves RouteGate');
   for (const g of GATEWAY_IDS.filter((id) => id !== 'pagarme')) assert.deepEqual(await e2e.control.requests(g), [], `nothing went to ${g}`);
-  const noCreds = account({ primaryGateway: 'stripe' }, ['stripe']);
+  const noCreds = await account({ primaryGateway: 'stripe' }, ['stripe']);
   const refused = await e2e.call('GET', '/core/v5/hooks', { headers: basic(noCreds) });
   assert.equal(refused.status, 400);
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');
@@ -236,7 +236,7 @@ test('an untranslated path is passed through to Pagar.me only, with the stored s
 });
 
 test('an idempotency-key on a native create (as the SDK sends it, lowercase) replays the native order and charges once', async () => {
-  const key = account();
+  const key = await account();
   const headers = { ...basic(key), 'idempotency-key': 'pg-native-idem-1' };
   const body = JSON.stringify(cardOrder('4242424242424242', {}, 2500));
   const first = await e2e.call('POST', '/core/v5/orders', { rawBody: body, headers });

@@ -23,14 +23,14 @@ after(async () => {
 /** The transaction's fields beyond the base model (the SDK's result holds the subtype its transaction_type picks). */
 const txOf = (tx: unknown) => tx as Record<string, unknown>;
 
-function sdk(settings: Record<string, unknown>): PagarmeClients {
-  const pg = pagarmeClient(e2e.sandbox.url, e2e.account({ compatibilityMode: 'pagarme', ...settings }));
+async function sdk(settings: Record<string, unknown>): Promise<PagarmeClients> {
+  const pg = pagarmeClient(e2e.sandbox.url, await e2e.account({ compatibilityMode: 'pagarme', ...settings }));
   clients.push(pg);
   return pg;
 }
 
 test('Pagar.me processes it: createOrder (card), getOrder, getCharge, then cancelCharge refunds part and the rest', async () => {
-  const pg = sdk({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+  const pg = await sdk({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
   const { result: order, headers } = await pagarmeCalls.createCardOrder(pg, { code: 'ord-sdk-1', amount: 1999, cardNumber: '4242424242424242' });
   assert.equal(headers['x-rg-gateway'], 'pagarme');
   assert.match(order.id!, /^or_/);
@@ -61,7 +61,7 @@ test('Pagar.me processes it: createOrder (card), getOrder, getCharge, then cance
 });
 
 test('another gateway processes it (primary stripe): the SDK parses the order, its pix, and refunds by RouteGate\'s ids', async () => {
-  const pg = sdk({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+  const pg = await sdk({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
   const { result: order, headers } = await pagarmeCalls.createCardOrder(pg, { code: 'ord-sdk-2', amount: 1999, cardNumber: '4242424242424242' });
   assert.equal(headers['x-rg-gateway'], 'stripe');
   const chargeId = headers['x-rg-charge-id'];
@@ -94,7 +94,7 @@ test('another gateway processes it (primary stripe): the SDK parses the order, i
 });
 
 test('createCustomer, then a boleto order naming it, on asaas (which needs a customer): Pagar.me\'s boleto transaction', async () => {
-  const pg = sdk({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+  const pg = await sdk({ primaryGateway: 'asaas', gatewayFallbacks: [] });
   const { result: customer } = await pagarmeCalls.createCustomer(pg);
   assert.match(customer.id!, /^cus_/);
   assert.deepEqual([customer.name, customer.document, customer.phones?.mobilePhone?.areaCode], ['Maria Souza', '12345678909', '11']);
@@ -120,7 +120,7 @@ test('createCustomer, then a boleto order naming it, on asaas (which needs a cus
 
 test('a decline is HTTP 200 with the order failed and the transaction not_authorized: the SDK returns it normally', async () => {
   for (const primary of ['pagarme', 'stripe']) {
-    const pg = sdk({ primaryGateway: primary, gatewayFallbacks: [] });
+    const pg = await sdk({ primaryGateway: primary, gatewayFallbacks: [] });
     const { result: order, statusCode, headers } = await pagarmeCalls.createCardOrder(pg, { code: 'ord-sdk-5', amount: 1999, cardNumber: '4000000000009995' });
     assert.equal(statusCode, 200);
     assert.equal(headers['x-rg-error-code'], 'GATEWAY_ERROR', `${primary}: the RouteGate code travels in a header`);
@@ -143,7 +143,7 @@ test('a wrong key and a validation error are the SDK\'s own errors (401, 422 wit
     assert.equal(err.headers['x-rg-error-code'], 'INVALID_API_KEY');
     return true;
   });
-  const pg = sdk({ primaryGateway: 'pagarme' });
+  const pg = await sdk({ primaryGateway: 'pagarme' });
   await assert.rejects(pagarmeCalls.createCardOrder(pg, { code: 'ord-sdk-6', amount: 0, cardNumber: '4242424242424242' }), (err: unknown) => {
     assert.ok(err instanceof ApiError, String(err));
     assert.equal(err.statusCode, 422);

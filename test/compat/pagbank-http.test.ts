@@ -45,8 +45,8 @@ function outcome(order: Json) {
   return { orderId: order.id, chargeId: charge?.id, status: charge?.status, value: charge?.amount?.value, code: charge?.payment_response?.code };
 }
 
-const routegate = (primary: string, gateways?: Parameters<E2E['account']>[1]) =>
-  pagbankClient(e2e.sandbox.url, e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'pagbank' }, gateways));
+const routegate = async (primary: string, gateways?: Parameters<E2E['account']>[1]) =>
+  pagbankClient(e2e.sandbox.url, await e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'pagbank' }, gateways));
 
 function cardOrder(number: string, value = 1999, capture = true): Json {
   const order = structuredClone(pagbankPayloads.card) as Json;
@@ -61,7 +61,7 @@ test('the same client code reads a card order from PagBank itself and from Route
   const real = await direct.createOrder(cardOrder('4242424242424242'));
   assert.equal(real.status, 201);
   for (const primary of ['pagbank', 'pagarme']) {
-    const client = routegate(primary);
+    const client = await routegate(primary);
     const res = await client.createOrder(cardOrder('4242424242424242'));
     assert.equal(res.status, real.status, JSON.stringify(res.body));
     assert.equal(res.headers.get('x-rg-gateway'), primary);
@@ -87,7 +87,7 @@ test('the same client code reads a card order from PagBank itself and from Route
 });
 
 test('a pre-authorized card order on Mercado Pago: capture, then cancel refunds it', async () => {
-  const client = routegate('mercadopago');
+  const client = await routegate('mercadopago');
   const created = await client.createOrder(cardOrder('4242424242424242', 5000, false));
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const { chargeId, status } = outcome(created.body);
@@ -102,7 +102,7 @@ test('an encrypted card (PagSeguro.encryptCard) is charged on PagBank even with 
   const order = cardOrder('4242424242424242');
   order.charges[0].payment_method.card = { encrypted: 'pb-encrypted-card-blob', store: false };
   order.charges[0].payment_method.holder = { name: 'MARIA SOUZA', tax_id: '12345678909' };
-  const res = await routegate('mercadopago').createOrder(order);
+  const res = await (await routegate('mercadopago')).createOrder(order);
   assert.equal(res.status, 201, JSON.stringify(res.body));
   assert.equal(res.headers.get('x-rg-gateway'), 'pagbank');
   assert.match(res.body.id, /^ORDE_/);
@@ -110,7 +110,7 @@ test('an encrypted card (PagSeguro.encryptCard) is charged on PagBank even with 
 });
 
 test('a pix order (qr_codes[]) charged on Pagar.me: the QR code text and image, and the order read back', async () => {
-  const client = routegate('pagarme');
+  const client = await routegate('pagarme');
   const res = await client.createOrder(pagbankPayloads.pix);
   assert.equal(res.status, 201, JSON.stringify(res.body));
   const qr = res.body.qr_codes[0];
@@ -123,7 +123,7 @@ test('a pix order (qr_codes[]) charged on Pagar.me: the QR code text and image, 
 });
 
 test('a boleto order on PagBank: WAITING, the typeable line and the PDF link the client downloads', async () => {
-  const res = await routegate('pagbank').createOrder(pagbankPayloads.boleto);
+  const res = await (await routegate('pagbank')).createOrder(pagbankPayloads.boleto);
   assert.equal(res.status, 201, JSON.stringify(res.body));
   const charge = res.body.charges[0];
   assert.equal(charge.status, 'WAITING');
@@ -137,7 +137,7 @@ test('a declined card is 201 with the charge DECLINED and its refusal code, on P
   // PagBank's sandbox decline card is its own risk refusal (10000); a plain issuer decline elsewhere (card_declined)
   // carries PagBank's generic refusal too; insufficient funds keeps its own code (20051) whichever gateway said it.
   for (const [primary, number, code] of [['pagbank', '4929291898380766', '10000'], ['stripe', '4000000000000002', '10000'], ['mercadopago', '4000000000009995', '20051']]) {
-    const res = await routegate(primary).createOrder(cardOrder(number));
+    const res = await (await routegate(primary)).createOrder(cardOrder(number));
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.headers.get('x-rg-error-code'), 'GATEWAY_ERROR');
     assert.equal(res.headers.get('x-rg-gateway'), primary);

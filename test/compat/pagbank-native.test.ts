@@ -33,7 +33,7 @@ function cardOrder(number: string, value = 1999, capture = true): Json {
 }
 
 test('a decline on PagBank answers 201 with the order, charge DECLINED and PagBank\'s refusal; X-RG-Error-Code says GATEWAY_ERROR', async () => {
-  const key = account('pagbank');
+  const key = await account('pagbank');
   const res = await post(key, '/orders', cardOrder('4929291898380766'));
   assert.equal(res.status, 201, res.text);
   assert.equal(res.headers['x-rg-error-code'], 'GATEWAY_ERROR');
@@ -49,7 +49,7 @@ test('a decline on PagBank answers 201 with the order, charge DECLINED and PagBa
 });
 
 test('a decline on another gateway is the same 201 order, named by RouteGate\'s id, with the refusal code PagBank uses', async () => {
-  const key = account('pagarme');
+  const key = await account('pagarme');
   const res = await post(key, '/orders', cardOrder('4000000000009995'));
   assert.equal(res.status, 201, res.text);
   assert.equal(res.headers['x-rg-error-code'], 'GATEWAY_ERROR');
@@ -62,7 +62,7 @@ test('a decline on another gateway is the same 201 order, named by RouteGate\'s 
 });
 
 test('validation errors name the native field the client sent, on /orders and on POST /api/v1/charges', async () => {
-  const key = account('pagbank');
+  const key = await account('pagbank');
   await e2e.control.clearRequests();
   const noType = cardOrder('4242424242424242');
   delete noType.charges[0].payment_method.type;
@@ -85,7 +85,7 @@ test('validation errors name the native field the client sent, on /orders and on
 });
 
 test('an outage answers PagBank\'s error shape with the outage status and the RouteGate code', async () => {
-  const key = account('pagbank');
+  const key = await account('pagbank');
   const url = await e2e.closedPortUrl();
   const down = await e2e.withGatewayUrl('pagbank', url, () => post(key, '/orders', cardOrder('4242424242424242')));
   assert.equal(down.status, 502, down.text);
@@ -104,7 +104,7 @@ test('an outage answers PagBank\'s error shape with the outage status and the Ro
 });
 
 test('authentication: the key as PagBank\'s Bearer token; missing, wrong or another mode answer PagBank\'s shape', async () => {
-  const key = account('pagbank');
+  const key = await account('pagbank');
   assert.equal((await get(key, '/orders?limit=1')).status, 200);
   const raw = await e2e.call('GET', '/orders?limit=1', { headers: { authorization: key } });
   assert.equal(raw.status, 200, 'the raw token without Bearer, as some PagBank clients send it');
@@ -116,19 +116,19 @@ test('authentication: the key as PagBank\'s Bearer token; missing, wrong or anot
   assert.equal(wrong.status, 401);
   assert.equal(wrong.headers['x-rg-error-code'], 'INVALID_API_KEY');
   assert.equal(wrong.body.error_messages[0].code, 'UNAUTHORIZED');
-  const stripeMode = e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'stripe' });
+  const stripeMode = await e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'stripe' });
   const other = await get(stripeMode, '/compat/pagbank/orders');
   assert.equal(other.status, 404);
   assert.equal(other.body.error_messages[0].code, 'NOT_FOUND');
   assert.match(other.body.error_messages[0].description, /Compatibility mode for pagbank is not enabled on this account \(it is stripe\)/);
-  const off = e2e.account({ primaryGateway: 'pagbank' });
+  const off = await e2e.account({ primaryGateway: 'pagbank' });
   const root = await get(off, '/orders');
   assert.equal(root.status, 404);
   assert.equal(root.body.success, false, 'no compat gateway: RouteGate\'s envelope');
 });
 
 test('on PagBank: pre-authorize, read the charge, capture part, refund part then the rest through /charges/{id}/cancel', async () => {
-  const key = account('pagbank');
+  const key = await account('pagbank');
   const created = await post(key, '/compat/pagbank/orders/', cardOrder('4242424242424242', 5000, false));
   assert.equal(created.status, 201, created.text);
   const chargeId = created.body.charges[0].id;
@@ -159,7 +159,7 @@ test('on PagBank: pre-authorize, read the charge, capture part, refund part then
 });
 
 test('on another gateway the same calls work with RouteGate\'s id: capture, partial refund, void of a pre-authorization', async () => {
-  const key = account('pagarme');
+  const key = await account('pagarme');
   const created = await post(key, '/orders', cardOrder('4242424242424242', 5000, false));
   assert.equal(created.status, 201, created.text);
   assert.equal(created.headers['x-rg-gateway'], 'pagarme');
@@ -187,7 +187,7 @@ test('on another gateway the same calls work with RouteGate\'s id: capture, part
 });
 
 test('a waiting boleto is cancelled through /charges/{id}/cancel on Mercado Pago', async () => {
-  const key = account('mercadopago');
+  const key = await account('mercadopago');
   const created = await post(key, '/orders', pagbankPayloads.boleto);
   assert.equal(created.status, 201, created.text);
   const cancelled = await post(key, `/charges/${created.body.charges[0].id}/cancel`, { amount: { value: 1999 } });
@@ -197,7 +197,7 @@ test('a waiting boleto is cancelled through /charges/{id}/cancel on Mercado Pago
 });
 
 test('a pix on PagBank: paid through a passed-through call, then refunded by the PIX charge id PagBank added', async () => {
-  const key = account('pagbank');
+  const key = await account('pagbank');
   const created = await post(key, '/orders', pagbankPayloads.pix);
   assert.equal(created.status, 201, created.text);
   const orderId = created.body.id;
@@ -225,12 +225,12 @@ test('an encrypted card goes only to PagBank: charged there whatever the primary
   const order = cardOrder('4242424242424242');
   order.charges[0].payment_method.card = { encrypted: 'pb-encrypted-card-blob', store: false };
   order.charges[0].payment_method.holder = { name: 'MARIA SOUZA', tax_id: '12345678909' };
-  const withPagbank = account('pagarme');
+  const withPagbank = await account('pagarme');
   const charged = await post(withPagbank, '/orders', order);
   assert.equal(charged.status, 201, charged.text);
   assert.equal(charged.headers['x-rg-gateway'], 'pagbank');
   assert.equal(charged.body.charges[0].status, 'PAID');
-  const without = account('pagarme', {}, ['pagarme']);
+  const without = await account('pagarme', {}, ['pagarme']);
   const refused = await post(without, '/orders', order);
   assert.equal(refused.status, 400, refused.text);
   assert.equal(refused.headers['x-rg-error-code'], 'GATEWAY_UNSUPPORTED_OPERATION');
@@ -239,7 +239,7 @@ test('an encrypted card goes only to PagBank: charged there whatever the primary
 });
 
 test('x-idempotency-key on a create replays the native answer and charges once; list pages orders newest first', async () => {
-  const key = account('stripe');
+  const key = await account('stripe');
   const body = cardOrder('4242424242424242', 2500);
   const first = await post(key, '/orders', body, { 'x-idempotency-key': 'pb-create-1' });
   const again = await post(key, '/orders', body, { 'x-idempotency-key': 'pb-create-1' });
@@ -261,7 +261,7 @@ test('ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais: native bodies in reais both ways (19.
   const reais = await startE2E({ ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais' });
   try {
     for (const target of ['pagbank', 'pagarme'] as const) {
-      const key = reais.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: 'pagbank' });
+      const key = await reais.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: 'pagbank' });
       const order = cardOrder('4242424242424242', 19.99, false);
       const created = await reais.call('POST', '/orders', { rawBody: JSON.stringify(order), headers: bearer(key) });
       assert.equal(created.status, 201, created.text);

@@ -56,7 +56,7 @@ for (const c of CASES) {
       test(`${c.compat} client, ${method}, charged on ${target}${refused ? ` (refused: ${refused})` : ''}`, async () => {
         // A refused pair runs on an account holding the target's credentials only: the refusal is the target's (a native
         // token would otherwise be charged at its own gateway, which compatibility mode tries when it can).
-        const key = e2e.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: c.compat }, refused ? [target] : undefined);
+        const key = await e2e.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: c.compat }, refused ? [target] : undefined);
         // (A refused pair sends its payer inline: with the target's credentials alone a customer may have nowhere to live.)
         let payload = c.payloads[method];
         if (!refused && c.customer) {

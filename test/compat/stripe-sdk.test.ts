@@ -26,7 +26,7 @@ const rawCard = (number: string) => ({
 }) as unknown as Stripe.PaymentIntentCreateParams;
 
 test('the Stripe SDK creates, retrieves and refunds a PaymentIntent Stripe processed, ids and cents as Stripe\'s', async () => {
-  const stripe = sdk(e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe' }));
+  const stripe = sdk(await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe' }));
   const intent = await stripe.paymentIntents.create(rawCard('4242424242424242'));
   assert.match(intent.id, /^pi_/);
   assert.equal(intent.status, 'succeeded');
@@ -53,7 +53,7 @@ test('the Stripe SDK creates, retrieves and refunds a PaymentIntent Stripe proce
 });
 
 test('the Stripe SDK parses a PaymentIntent Pagar.me processed (Stripe down), and refunds it by its ch_-style charge id', async () => {
-  const stripe = sdk(e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe' }));
+  const stripe = sdk(await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe' }));
   await e2e.control.fault('stripe', 'http500', { count: 1, path: '/v1/payment_methods' });
   const intent = await stripe.paymentIntents.create(rawCard('4242424242424242'));
   assert.equal(intent.lastResponse.headers['x-rg-gateway'], 'pagarme');
@@ -73,7 +73,7 @@ test('the Stripe SDK parses a PaymentIntent Pagar.me processed (Stripe down), an
 });
 
 test('a decline raises StripeCardError with code card_declined, carrying the PaymentIntent', async () => {
-  const stripe = sdk(e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe' }));
+  const stripe = sdk(await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe' }));
   await assert.rejects(stripe.paymentIntents.create(rawCard('4000000000009995')), (err: unknown) => {
     assert.ok(err instanceof Stripe.errors.StripeCardError, String(err));
     assert.equal(err.code, 'card_declined');
@@ -87,7 +87,7 @@ test('a decline raises StripeCardError with code card_declined, carrying the Pay
 
 test('a wrong key raises StripeAuthenticationError; a missing param StripeInvalidRequestError naming it', async () => {
   await assert.rejects(sdk('tk_not_a_real_key_000000000000').paymentIntents.list(), (err: unknown) => err instanceof Stripe.errors.StripeAuthenticationError);
-  const stripe = sdk(e2e.account({ primaryGateway: 'stripe', compatibilityMode: 'stripe' }));
+  const stripe = sdk(await e2e.account({ primaryGateway: 'stripe', compatibilityMode: 'stripe' }));
   await assert.rejects(stripe.paymentIntents.create({ currency: 'brl', payment_method_types: ['card'], payment_method: 'pm_card_visa' } as never), (err: unknown) => {
     assert.ok(err instanceof Stripe.errors.StripeInvalidRequestError, String(err));
     assert.equal(err.param, 'amount');

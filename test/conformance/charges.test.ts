@@ -105,13 +105,13 @@ for (const g of gateways()) {
           const customerId = first.body.data.customerId;
           assert.ok(customerId, 'the charge names the customer it was made with');
           const { store } = e2e.sandbox.app;
-          const accountId = store.charges.getById(first.body.data.id)!.accountId;
-          const registered = () => store.customers.list(accountId, 100).filter((c) => c.gateway === g.id && c.document === payer.document);
-          assert.deepEqual(registered().map((c) => c.externalId), [customerId], 'stored as POST /api/v1/customers stores one');
+          const accountId = (await store.charges.getById(first.body.data.id))!.accountId;
+          const registered = async () => (await store.customers.list(accountId, 100)).filter((c) => c.gateway === g.id && c.document === payer.document);
+          assert.deepEqual((await registered()).map((c) => c.externalId), [customerId], 'stored as POST /api/v1/customers stores one');
           const second = await e2e.call('POST', '/api/v1/charges', { key, body });
           assert.equal(second.status, 201, second.text);
           assert.equal(second.body.data.customerId, customerId, 'the same document reuses the customer');
-          assert.equal(registered().length, 1, 'no second customer');
+          assert.equal((await registered()).length, 1, 'no second customer');
         });
 
         test(`${g.id} ${method}: without customerId and without a registrable payer (no document) is refused asking for a customer, before any call`, async () => {
@@ -216,7 +216,7 @@ for (const g of gateways()) {
       // The first call this gateway gets: the customer when every charge needs one first, else a charge.
       const method = PAYMENT_METHODS.find((m) => supported(adapter.capabilities[m].charge) && needsOf(adapter.capabilities[m].charge) !== 'customerId');
       const recipe = chargeRecipe(adapter, method ?? PAYMENT_METHODS.find((m) => supported(adapter.capabilities[m].charge))!);
-      const key = e2e.account({ primaryGateway: g.id, gatewayFallbacks: [], ...recipe.settings }, [g.id], { [g.id]: bad });
+      const key = await e2e.account({ primaryGateway: g.id, gatewayFallbacks: [], ...recipe.settings }, [g.id], { [g.id]: bad });
       const res = method
         ? await e2e.call('POST', '/api/v1/charges', { key, body: recipe.body })
         : await e2e.call('POST', '/api/v1/customers', { key, body: recipe.body.customer });
@@ -227,7 +227,7 @@ for (const g of gateways()) {
 
     const customers = adapter.capabilities.customer === 'supported';
     test(`${g.id}: customers ${customers ? 'are created at the gateway with an externalId' : 'are 422, no customer resource'}`, async () => {
-      const key = e2e.account({ primaryGateway: g.id, gatewayFallbacks: [] });
+      const key = await e2e.account({ primaryGateway: g.id, gatewayFallbacks: [] });
       const customer = chargeRecipe(adapter, 'credit_card').body.customer as Record<string, unknown>;
       const before = await calls(g.id);
       const res = await e2e.call('POST', '/api/v1/customers', { key, body: customer });

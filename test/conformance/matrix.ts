@@ -134,7 +134,7 @@ function deletePath(root: Record<string, unknown>, path: string): void {
  * gateway charges only its own customers, the customer created there first: the body to POST and the key.
  */
 export async function prepareCharge(e2e: E2E, gateway: GatewayDescriptor, recipe: ChargeRecipe, settings: Record<string, unknown> = {}) {
-  const key = e2e.account({ primaryGateway: gateway.id, gatewayFallbacks: [], ...recipe.settings, ...settings });
+  const key = await e2e.account({ primaryGateway: gateway.id, gatewayFallbacks: [], ...recipe.settings, ...settings });
   const body = structuredClone(recipe.body);
   if (recipe.customerFirst) {
     const res = await e2e.call('POST', '/api/v1/customers', { key, body: body.customer });

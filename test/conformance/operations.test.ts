@@ -16,7 +16,7 @@ const pix = { paymentMethod: 'pix', amount: 1999, description: 'Pedido 2001', cu
 
 describe('follow-up operations', () => {
   test('a pending pix can be cancelled where the gateway allows it (Stripe)', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: pix });
     assert.equal(created.body.data.status, 'pending', created.text);
     const res = await e2e.call('POST', `/api/v1/charges/${created.body.data.id}/cancel`, { key });
@@ -27,7 +27,7 @@ describe('follow-up operations', () => {
   });
 
   test('a refund the gateway refuses is an error and leaves the stored amounts alone', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const key = await e2e.account({ primaryGateway: 'pagarme' });
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD } });
     await e2e.control.fault('pagarme', 'http429');
     const res = await e2e.call('POST', `/api/v1/charges/${created.body.data.id}/refunds`, { key, body: { amount: 500 } });
@@ -41,7 +41,7 @@ describe('follow-up operations', () => {
 
 describe('customers', () => {
   test('a customer created at Stripe is sent as customer by id; a fallback gateway gets the inline customer instead', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
     const customer = await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER } });
     assert.equal(customer.status, 201, customer.text);
     assert.equal(customer.body.data.gateway, 'stripe', 'the primary creates it when gateway is absent');
@@ -65,7 +65,7 @@ describe('customers', () => {
   });
 
   test('customer validation: document of 11 or 14 digits, e-mail format, name length', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const res = await e2e.call('POST', '/api/v1/customers', { key, body: { name: 'Al', email: 'not-an-email', document: '123' } });
     expectError(res, 'VALIDATION_ERROR', 400);
     const fields = res.body.error.details.errors.map((e: { field: string }) => e.field).sort();

@@ -13,7 +13,7 @@ const card = (extra: Record<string, unknown> = {}) => ({ paymentMethod: 'credit_
 
 describe('fallback', () => {
   test('falls back from stripe to pagarme after a 429 (the gateway refused the call)', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
     await e2e.control.fault('stripe', 'http429');
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(res.status, 201, res.text);
@@ -32,7 +32,7 @@ describe('fallback', () => {
   // An unknown outcome is settled at the same gateway (replay under the same Idempotency-Key), never by a fallback.
   for (const [fault, why] of [['http500', 'a 5xx'], ['reset', 'a dropped connection'], ['hang', 'a timeout']] as const) {
     test(`after ${why} stripe is asked again under the same key and pagarme is never charged`, async () => {
-      const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+      const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
       const before = (await e2e.control.requests('pagarme')).length;
       await e2e.control.fault('stripe', fault, { method: 'POST', path: '/v1/payment_intents' });
       const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
@@ -50,13 +50,13 @@ describe('fallback', () => {
   }
 
   test('falls back when the primary rejects the credentials, and when it has none', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['mercadopago'] }, ['stripe', 'mercadopago'], {
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['mercadopago'] }, ['stripe', 'mercadopago'], {
       stripe: { secretKey: 'sk_test_invalid_000000', webhookSecret: 'whsec_invalid_00000' },
     });
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'mercadopago');
-    const noCreds = e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
+    const noCreds = await e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
     const res2 = await e2e.call('POST', '/api/v1/charges', { key: noCreds, body: card() });
     assert.equal(res2.status, 201, res2.text);
     assert.equal(res2.body.data.gateway, 'pagarme');
@@ -64,7 +64,7 @@ describe('fallback', () => {
   });
 
   test('never falls back after a decline', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
     const before = (await e2e.control.requests('pagarme')).length;
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ creditCard: { ...CARD, number: '4000000000000002' } }) });
     expectError(res, 'GATEWAY_ERROR', 502);
@@ -73,7 +73,7 @@ describe('fallback', () => {
   });
 
   test('a card token never leaves its gateway: CARD_TOKEN_NOT_PORTABLE is recorded and the fallback is skipped', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
     await e2e.control.fault('stripe', 'http429');
     const before = (await e2e.control.requests('pagarme')).length;
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
@@ -84,7 +84,7 @@ describe('fallback', () => {
   });
 
   test('a token whose native prefix names its issuer only goes there, whatever the primary', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
     const before = (await e2e.control.requests('pagarme')).length;
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
     assert.equal(res.status, 201, res.text);
@@ -92,14 +92,14 @@ describe('fallback', () => {
     assert.equal((await e2e.control.requests('pagarme')).length, before, 'a Stripe payment method never goes to Pagar.me');
     const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
     assert.deepEqual(stored.body.data.attempts.map((a: { errorCode: string | null; outcome: string }) => a.errorCode ?? a.outcome), ['CARD_TOKEN_NOT_PORTABLE', 'success']);
-    const alone = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const alone = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     const refused = await e2e.call('POST', '/api/v1/charges', { key: alone, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { paymentMethodId: 'pm_card_visa' } } });
     expectError(refused, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
     assert.match(refused.body.error.message, /stripe/);
   });
 
   test('a gateway that needs the buyer inline is skipped without a call when the charge has none', async () => {
-    const key = e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['stripe'] });
+    const key = await e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['stripe'] });
     const before = (await e2e.control.requests('pagbank')).length;
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: CARD } });
     assert.equal(res.status, 201, res.text);
@@ -112,7 +112,7 @@ describe('fallback', () => {
   });
 
   test('when only non-portable fallbacks remain the answer says so with 422', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: { token: 'tok_visa' } } });
     expectError(res, 'MISSING_CREDENTIALS', 400);
     assert.match(res.body.error.message, /pagarme \(CARD_TOKEN_NOT_PORTABLE\)/);
@@ -122,7 +122,7 @@ describe('fallback', () => {
 describe('gateway failures without a fallback', () => {
   test('no connection is 502 GATEWAY_UNREACHABLE (nothing was sent, so nothing is settled)', async () => {
     const closed = await e2e.closedPortUrl();
-    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const key = await e2e.account({ primaryGateway: 'pagarme' });
     const res = await e2e.withGatewayUrl('pagarme', closed, () => e2e.call('POST', '/api/v1/charges', { key, body: card() }));
     expectError(res, 'GATEWAY_UNREACHABLE', 502);
     assert.equal(res.headers['x-rg-gateway'], 'pagarme');
@@ -133,7 +133,7 @@ describe('gateway failures without a fallback', () => {
   });
 
   test('no answer within ROUTEGATE_GATEWAY_TIMEOUT_MS is 504 GATEWAY_TIMEOUT, promptly', async () => {
-    const key = e2e.account({ primaryGateway: 'mercadopago' });
+    const key = await e2e.account({ primaryGateway: 'mercadopago' });
     await e2e.control.fault('mercadopago', 'hang');
     const started = Date.now();
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
@@ -143,7 +143,7 @@ describe('gateway failures without a fallback', () => {
   });
 
   test('a gateway 500 on a read is 502 GATEWAY_ERROR naming the gateway', async () => {
-    const key = e2e.account({ primaryGateway: 'pagbank' });
+    const key = await e2e.account({ primaryGateway: 'pagbank' });
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(created.status, 201, created.text);
     await e2e.control.fault('pagbank', 'http500');
@@ -154,7 +154,7 @@ describe('gateway failures without a fallback', () => {
 
   test('a create that keeps failing with 500 or a malformed body is 504 "being confirmed", never a second charge', async () => {
     for (const [gateway, fault] of [['pagbank', 'http500'], ['stripe', 'malformed']] as const) {
-      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['pagarme'] });
+      const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: ['pagarme'] });
       const before = (await e2e.control.requests('pagarme')).length;
       await e2e.control.fault(gateway, fault, { count: 20, method: 'POST', path: gateway === 'stripe' ? '/v1/payment_intents' : '/orders' });
       const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
@@ -170,12 +170,12 @@ describe('gateway failures without a fallback', () => {
   });
 
   test('no credentials for the chosen gateway is 400 MISSING_CREDENTIALS', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas' }, []);
+    const key = await e2e.account({ primaryGateway: 'asaas' }, []);
     expectError(await e2e.call('POST', '/api/v1/charges', { key, body: card({ customerId: 'cus_000000000001' }) }), 'MISSING_CREDENTIALS', 400);
   });
 
   test('neither gateway nor primaryGateway is 400 VALIDATION_ERROR saying so', async () => {
-    const key = e2e.account();
+    const key = await e2e.account();
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     expectError(res, 'VALIDATION_ERROR', 400);
     assert.match(res.body.error.message, /primaryGateway/);
@@ -186,7 +186,7 @@ describe('gateway failures without a fallback', () => {
 
 describe('charge validation', () => {
   test('schema failures name each field', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const cases: Array<[Record<string, unknown>, string]> = [
       [card({ amount: 99 }), 'amount'],
       [card({ amount: 10.5 }), 'amount'],
@@ -212,7 +212,7 @@ describe('charge validation', () => {
 
 describe('idempotency', () => {
   test('the same key and body replay the first answer without a second gateway call', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const before = (await e2e.control.requests('stripe')).length;
     const headers = { 'idempotency-key': 'order-1001' };
     const first = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
@@ -226,7 +226,7 @@ describe('idempotency', () => {
   });
 
   test('a failure after the gateway charged is a 500 naming the charge, kept under the key: a retry never charges twice', async (t) => {
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     const repo = e2e.sandbox.app.store.charges;
     const update = repo.update;
     t.after(() => {
@@ -258,16 +258,16 @@ describe('idempotency', () => {
   });
 
   test('the same key with another body is 409 IDEMPOTENCY_CONFLICT; another account may use the same key', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const headers = { 'idempotency-key': 'order-2002' };
     assert.equal((await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers })).status, 201);
     expectError(await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 2600 }), headers }), 'IDEMPOTENCY_CONFLICT', 409);
-    const other = e2e.account({ primaryGateway: 'stripe' });
+    const other = await e2e.account({ primaryGateway: 'stripe' });
     assert.equal((await e2e.call('POST', '/api/v1/charges', { key: other, body: card({ amount: 2600 }), headers })).status, 201);
   });
 
   test('declines are replayed too, so a retry never charges twice', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const key = await e2e.account({ primaryGateway: 'pagarme' });
     const headers = { 'idempotency-key': 'order-3003' };
     const body = card({ creditCard: { ...CARD, number: '4000000000009995' } });
     const first = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
@@ -278,7 +278,7 @@ describe('idempotency', () => {
 
   test('entries expire after 24 hours', async () => {
     const { clock } = await import('../../src/lib/clock');
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const headers = { 'idempotency-key': 'order-4004' };
     const first = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
     const realNow = clock.now;
@@ -295,7 +295,7 @@ describe('idempotency', () => {
 
 describe('response formats and reads', () => {
   test('normalized drops gatewayResponse; raw answers the gateway body as received', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', responseFormat: 'normalized' });
+    const key = await e2e.account({ primaryGateway: 'stripe', responseFormat: 'normalized' });
     const norm = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(norm.status, 201);
     assert.equal(norm.body.data.gatewayResponse, undefined);
@@ -310,7 +310,7 @@ describe('response formats and reads', () => {
   });
 
   test('charges list newest first with cursor pagination and filters; another account sees none of them', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 1000 + i }) })).body.data.id);
     await e2e.call('POST', '/api/v1/charges', { key, body: card({ creditCard: { ...CARD, number: '4000000000000002' } }) });
@@ -321,7 +321,7 @@ describe('response formats and reads', () => {
     assert.deepEqual(page2.body.data.map((c: { id: string }) => c.id), [ids[2], ids[1]]);
     const declined = await e2e.call('GET', '/api/v1/charges?status=declined&gateway=gateway_1', { key });
     assert.equal(declined.body.data.length, 1);
-    const other = e2e.account();
+    const other = await e2e.account();
     assert.deepEqual((await e2e.call('GET', '/api/v1/charges', { key: other })).body.data, []);
     expectError(await e2e.call('GET', `/api/v1/charges/${ids[0]}`, { key: other }), 'NOT_FOUND', 404);
     expectError(await e2e.call('POST', `/api/v1/charges/${ids[0]}/refunds`, { key: other, body: {} }), 'NOT_FOUND', 404);

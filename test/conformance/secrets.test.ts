@@ -1,3 +1,4 @@
+import type { SqliteStore } from '../../src/store';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -46,7 +47,7 @@ test('no card number, CVV or gateway secret in logs, rows or answers, on any gat
     answers.push(approved.text, declined.text, invalid.text);
   }
 
-  const db = e2e.sandbox.app.store.db;
+  const db = (e2e.sandbox.app.store as SqliteStore).db;
   db.pragma('wal_checkpoint(TRUNCATE)');
   const file = fs.readFileSync(db.name).toString('latin1');
   const logs = lines.join('');

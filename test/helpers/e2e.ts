@@ -14,7 +14,7 @@ export interface E2E {
   control: EmulatorControlClient;
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
   /** A new account with credentials for `gateways` (default all five) and these settings. */
-  account(settings?: Partial<SettingsRow>, gateways?: GatewayId[], credentials?: Partial<Record<GatewayId, Record<string, string>>>): string;
+  account(settings?: Partial<SettingsRow>, gateways?: GatewayId[], credentials?: Partial<Record<GatewayId, Record<string, string>>>): Promise<string>;
   /** A URL on this machine where nothing listens (connections are refused at once). */
   closedPortUrl(): Promise<string>;
   /** Run `fn` with one gateway's base URL replaced, then put it back. */
@@ -42,11 +42,11 @@ export async function startE2E(
     sandbox,
     control: new EmulatorControlClient(sandbox.emulators.url),
     call: (method, p, opts) => call(sandbox.url, method, p, opts),
-    account(settings = {}, gateways = [...GATEWAY_IDS], credentials = {}) {
-      const { id, apiKey } = accounts.create('Loja Teste', 'loja@example.com');
-      for (const g of gateways) vault.save(id, g, credentials[g] ?? SANDBOX_CREDENTIALS[g]);
+    async account(settings = {}, gateways = [...GATEWAY_IDS], credentials = {}) {
+      const { id, apiKey } = await accounts.create('Loja Teste', 'loja@example.com');
+      for (const g of gateways) await vault.save(id, g, credentials[g] ?? SANDBOX_CREDENTIALS[g]);
       // The sandbox Stripe key has raw card data access, so accounts here may send raw cards to Stripe unless a test says otherwise.
-      sandbox.app.store.accounts.saveSettings(id, { ...sandbox.app.store.accounts.settings(id), stripeRawCardData: true, ...settings });
+      await sandbox.app.store.accounts.saveSettings(id, { ...(await sandbox.app.store.accounts.settings(id)), stripeRawCardData: true, ...settings });
       return apiKey;
     },
     async closedPortUrl() {

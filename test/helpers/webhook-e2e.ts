@@ -43,9 +43,9 @@ export async function startWebhookHarness(env: Record<string, string> = {}): Pro
     async merchant(opts = {}) {
       // Made as the CLI makes accounts: with the signing secret, shown once.
       const { app } = e2e.sandbox;
-      const created = new AccountService(app.store, app.config.masterKey).create('Loja Webhooks', 'loja@example.com');
-      for (const g of GATEWAY_IDS) app.vault.save(created.id, g, opts.credentials?.[g] ?? SANDBOX_CREDENTIALS[g]);
-      app.store.accounts.saveSettings(created.id, { ...app.store.accounts.settings(created.id), webhookForwardUrl: backend.url, ...opts.settings });
+      const created = await new AccountService(app.store, app.config.masterKey).create('Loja Webhooks', 'loja@example.com');
+      for (const g of GATEWAY_IDS) await app.vault.save(created.id, g, opts.credentials?.[g] ?? SANDBOX_CREDENTIALS[g]);
+      await app.store.accounts.saveSettings(created.id, { ...(await app.store.accounts.settings(created.id)), webhookForwardUrl: backend.url, ...opts.settings });
       const apiKey = created.apiKey;
       const me = (await e2e.call('GET', '/api/v1/clients/me', { key: apiKey })).body.data;
       const post = (p: string, body: string, headers: Record<string, string>) => e2e.call('POST', p, { rawBody: body, headers });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openStore } from '../../src/store';
+import { openSqliteStore as openStore } from '../../src/store';
 import { loadConfig } from '../../src/config';
 
 // The SQLite file and its -wal/-shm siblings were created with the process umask (0644 by default): any local
@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/config';
 const mode = (f: string) => fs.statSync(f).mode & 0o777;
 const skip = process.platform === 'win32' ? 'POSIX modes only' : false;
 
-test('the database file and its -wal and -shm siblings are created 0600, as is master.key', { skip }, (t) => {
+test('the database file and its -wal and -shm siblings are created 0600, as is master.key', { skip }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-mode-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'data', 'routegate.db');
@@ -26,17 +26,17 @@ test('the database file and its -wal and -shm siblings are created 0600, as is m
       assert.equal(mode(f).toString(8), '600', f);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
-test('a database file left world-readable by an older install is narrowed to 0600 when opened', { skip }, (t) => {
+test('a database file left world-readable by an older install is narrowed to 0600 when opened', { skip }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-mode-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'routegate.db');
-  openStore(file).close();
+  await openStore(file).close();
   fs.chmodSync(file, 0o644);
   const store = openStore(file);
-  store.close();
+  await store.close();
   assert.equal(mode(file).toString(8), '600');
 });

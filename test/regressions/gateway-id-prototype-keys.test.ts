@@ -13,7 +13,7 @@ let svc: Service;
 let key: string;
 before(async () => {
   svc = await startService();
-  key = svc.createAccount().apiKey;
+  key = (await svc.createAccount()).apiKey;
 });
 after(() => svc.close());
 

@@ -39,7 +39,7 @@ async function customerIdFor(key: string, gateway: GatewayId, extra: Record<stri
 describe('one meaning per normalized field on all five gateways', () => {
   for (const gateway of GATEWAY_IDS) {
     test(`${gateway}: pix is EMV text with a valid CRC16 plus an image, with pix.expiresAt`, async () => {
-      const key = e2e.account({ primaryGateway: gateway });
+      const key = await e2e.account({ primaryGateway: gateway });
       const customerId = await customerIdFor(key, gateway);
       const res = await post(key, { paymentMethod: 'pix', amount: 1999, customer: CUSTOMER, customerId, pix: { expiresInSeconds: 3600 } });
       assert.equal(res.status, 201, res.text);
@@ -52,7 +52,7 @@ describe('one meaning per normalized field on all five gateways', () => {
     });
 
     test(`${gateway}: boleto is the 47-digit typeable line with boleto.dueDate`, async () => {
-      const key = e2e.account({ primaryGateway: gateway });
+      const key = await e2e.account({ primaryGateway: gateway });
       const customerId = await customerIdFor(key, gateway);
       const due = dueDate();
       const res = await post(key, { paymentMethod: 'boleto', amount: 1999, customer: CUSTOMER, customerId, boleto: { dueDate: due } });
@@ -65,7 +65,7 @@ describe('one meaning per normalized field on all five gateways', () => {
     });
 
     test(`${gateway}: a card answer carries card {brand, last4} in one vocabulary and metadata as given`, async () => {
-      const key = e2e.account({ primaryGateway: gateway });
+      const key = await e2e.account({ primaryGateway: gateway });
       const customerId = await customerIdFor(key, gateway);
       const metadata = { order: '1001', 'cart-id': 'c-42' };
       const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, customerId, creditCard: CARD, metadata });
@@ -78,7 +78,7 @@ describe('one meaning per normalized field on all five gateways', () => {
     });
 
     test(`${gateway}: a decline carries error.declineCode beside the message that starts with it`, async () => {
-      const key = e2e.account({ primaryGateway: gateway });
+      const key = await e2e.account({ primaryGateway: gateway });
       const customerId = await customerIdFor(key, gateway);
       const [number, code] = DECLINES[1];
       const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, customerId, creditCard: { ...CARD, number } });
@@ -90,7 +90,7 @@ describe('one meaning per normalized field on all five gateways', () => {
 
   test('a refund answers status in one vocabulary and the gateway word in gatewayStatus', async () => {
     for (const gateway of ['stripe', 'pagarme', 'mercadopago', 'pagbank'] as const) {
-      const key = e2e.account({ primaryGateway: gateway });
+      const key = await e2e.account({ primaryGateway: gateway });
       const created = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
       const refund = await e2e.call('POST', `/api/v1/charges/${created.body.data.id}/refunds`, { key, body: { amount: 500 } });
       assert.equal(refund.status, 201, refund.text);
@@ -103,7 +103,7 @@ describe('one meaning per normalized field on all five gateways', () => {
     const metadata = { order: '1001' };
     const sent: Record<string, unknown> = {};
     for (const gateway of ['stripe', 'pagarme', 'mercadopago', 'pagbank'] as const) {
-      const key = e2e.account({ primaryGateway: gateway });
+      const key = await e2e.account({ primaryGateway: gateway });
       await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD, metadata });
       const create = (await e2e.control.requests(gateway)).filter((r) => r.method === 'POST' && /payment_intents$|orders$|v1\/payments$/.test(r.path)).at(-1)!;
       sent[gateway] = (create.body as { metadata?: Record<string, string> }).metadata?.order;
@@ -114,7 +114,7 @@ describe('one meaning per normalized field on all five gateways', () => {
 
 describe('PagBank on the wire', () => {
   test('integer cents and notification_urls with the account PagBank webhook URL on every order', async () => {
-    const key = e2e.account({ primaryGateway: 'pagbank' });
+    const key = await e2e.account({ primaryGateway: 'pagbank' });
     const me = await e2e.call('GET', '/api/v1/clients/me', { key });
     for (const [paymentMethod, extra] of [['credit_card', { creditCard: CARD }], ['pix', {}], ['boleto', { boleto: { dueDate: dueDate() } }]] as const) {
       const res = await post(key, { paymentMethod, amount: 30000, customer: CUSTOMER, ...extra });
@@ -130,7 +130,7 @@ describe('PagBank on the wire', () => {
   test('ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches service and emulator to SPEC.md reais together', async () => {
     const reais = await startE2E({ ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais' });
     try {
-      const key = reais.account({ primaryGateway: 'pagbank' });
+      const key = await reais.account({ primaryGateway: 'pagbank' });
       const res = await reais.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD } });
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.data.amount, 1999);
@@ -143,7 +143,7 @@ describe('PagBank on the wire', () => {
 
 describe('Stripe version and raw cards', () => {
   test('every Stripe call pins Stripe-Version', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const before = (await e2e.control.requests('stripe')).length;
     const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
     assert.equal(res.status, 201, res.text);
@@ -154,7 +154,7 @@ describe('Stripe version and raw cards', () => {
   });
 
   test('without stripeRawCardData a raw card skips Stripe (RAW_CARD_NOT_ACCEPTED) and the fallback charges it', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], stripeRawCardData: false });
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], stripeRawCardData: false });
     const before = (await e2e.control.requests('stripe')).length;
     const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
     assert.equal(res.status, 201, res.text);
@@ -165,7 +165,7 @@ describe('Stripe version and raw cards', () => {
   });
 
   test('Stripe alone: 422 GATEWAY_UNSUPPORTED_OPERATION asking for a Stripe paymentMethodId; a pm_ id charges', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', stripeRawCardData: false });
+    const key = await e2e.account({ primaryGateway: 'stripe', stripeRawCardData: false });
     const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
     expectError(res, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
     assert.match(res.body.error.message, /paymentMethodId/);
@@ -174,7 +174,7 @@ describe('Stripe version and raw cards', () => {
   });
 
   test('PATCH settings stripeRawCardData true lets raw cards through', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe', stripeRawCardData: false });
+    const key = await e2e.account({ primaryGateway: 'stripe', stripeRawCardData: false });
     const patched = await e2e.call('PATCH', '/api/v1/clients/settings', { key, body: { stripeRawCardData: true } });
     assert.equal(patched.body.data.stripeRawCardData, true);
     const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
@@ -191,7 +191,7 @@ describe('payer data: validated before any call, required where the real API req
   ];
   for (const [what, change, field] of cases) {
     test(`${what} is 400 VALIDATION_ERROR naming ${field}`, async () => {
-      const key = e2e.account({ primaryGateway: 'pagarme' });
+      const key = await e2e.account({ primaryGateway: 'pagarme' });
       const before = (await e2e.control.requests()).length;
       const res = await post(key, { paymentMethod: 'pix', amount: 1999, customer: { ...CUSTOMER, ...change } });
       expectError(res, 'VALIDATION_ERROR', 400);
@@ -201,7 +201,7 @@ describe('payer data: validated before any call, required where the real API req
   }
 
   test('metadata within Stripe limits once RouteGate adds its two keys: 48 keys, 40-character keys, 500-character string values', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const tooMany = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
     const bad: Array<[Record<string, unknown>, string]> = [
       [tooMany, 'metadata'], [{ ['k'.repeat(41)]: 'v' }, 'metadata'], [{ note: 'x'.repeat(501) }, 'metadata.note'], [{ n: 1 }, 'metadata.n'],
@@ -219,7 +219,7 @@ describe('payer data: validated before any call, required where the real API req
   });
 
   test('customers validate the document the same way', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const res = await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER, document: '12345678900' } });
     expectError(res, 'VALIDATION_ERROR', 400);
     assert.equal(res.body.error.details.errors[0].field, 'document');
@@ -228,14 +228,14 @@ describe('payer data: validated before any call, required where the real API req
   for (const gateway of ['stripe', 'pagarme', 'mercadopago', 'pagbank'] as const) {
     test(`${gateway} boleto without an address: 400 naming the field alone, a MISSING_PAYER_DATA skip with a fallback`, async () => {
       const { address: _drop, ...noAddress } = CUSTOMER;
-      const alone = e2e.account({ primaryGateway: gateway });
+      const alone = await e2e.account({ primaryGateway: gateway });
       const before = (await e2e.control.requests(gateway)).length;
       const res = await post(alone, { paymentMethod: 'boleto', amount: 1999, customer: noAddress, boleto: { dueDate: dueDate() } });
       expectError(res, 'VALIDATION_ERROR', 400);
       assert.match(res.body.error.message, /customer\.address\.\w+ is missing/);
       assert.equal((await e2e.control.requests(gateway)).length, before, 'no call reached the gateway');
       const fallback = gateway === 'pagarme' ? 'stripe' : 'pagarme';
-      const key = e2e.account({ primaryGateway: gateway, gatewayFallbacks: [fallback] });
+      const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: [fallback] });
       const skipped = await post(key, { paymentMethod: 'boleto', amount: 1999, customer: { ...noAddress, address: undefined }, boleto: { dueDate: dueDate() } });
       expectError(skipped, 'VALIDATION_ERROR', 400); // the fallback needs the address too
       const attempts = await attemptsOf(key, skipped.headers['x-rg-charge-id'] as string);
@@ -245,7 +245,7 @@ describe('payer data: validated before any call, required where the real API req
 
   test('Pagar.me pix without a phone skips to the fallback with MISSING_PAYER_DATA', async () => {
     const { phone: _drop, ...noPhone } = CUSTOMER;
-    const key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['mercadopago'] });
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['mercadopago'] });
     const res = await post(key, { paymentMethod: 'pix', amount: 1999, customer: noPhone });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'mercadopago');
@@ -255,7 +255,7 @@ describe('payer data: validated before any call, required where the real API req
   });
 
   test('Asaas card: holder postal code, address number, phone and remoteIp come from the stored customer and the client IP', async () => {
-    const key = e2e.account({ primaryGateway: 'asaas' });
+    const key = await e2e.account({ primaryGateway: 'asaas' });
     const customerId = await customerIdFor(key, 'asaas');
     const res = await post(key, { paymentMethod: 'credit_card', amount: 1999, customerId, creditCard: CARD });
     assert.equal(res.status, 201, res.text);
@@ -271,7 +271,7 @@ describe('payer data: validated before any call, required where the real API req
   });
 
   test('the customer resource keeps the address and metadata it was created with', async () => {
-    const key = e2e.account({ primaryGateway: 'stripe' });
+    const key = await e2e.account({ primaryGateway: 'stripe' });
     const res = await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER, metadata: { crm: 'x-1' } } });
     assert.equal(res.status, 201, res.text);
     assert.deepEqual(res.body.data.address, ADDRESS);
@@ -284,7 +284,7 @@ describe('payer data: validated before any call, required where the real API req
 
 describe('debit cards as the real APIs allow', () => {
   test('Pagar.me debit without 3-D Secure data: 422 naming debitCard.authentication; with it, approved', async () => {
-    const key = e2e.account({ primaryGateway: 'pagarme' });
+    const key = await e2e.account({ primaryGateway: 'pagarme' });
     const res = await post(key, { paymentMethod: 'debit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
     expectError(res, 'GATEWAY_UNSUPPORTED_OPERATION', 422);
     assert.match(res.body.error.message, /debitCard\.authentication/);
@@ -297,10 +297,10 @@ describe('debit cards as the real APIs allow', () => {
   });
 
   test('Asaas has no debit over its API: 422 alone, a recorded skip with a fallback', async () => {
-    const alone = e2e.account({ primaryGateway: 'asaas' });
+    const alone = await e2e.account({ primaryGateway: 'asaas' });
     const customerId = await customerIdFor(alone, 'asaas');
     expectError(await post(alone, { paymentMethod: 'debit_card', amount: 1999, customerId, creditCard: CARD }), 'GATEWAY_UNSUPPORTED_OPERATION', 422);
-    const key = e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['mercadopago'] });
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: ['mercadopago'] });
     const res = await post(key, { paymentMethod: 'debit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'mercadopago');

@@ -10,7 +10,7 @@ let svc: Service;
 let key: string;
 before(async () => {
   svc = await startService({ ROUTEGATE_LOG_LEVEL: 'trace' });
-  key = svc.createAccount().apiKey;
+  key = (await svc.createAccount()).apiKey;
 });
 after(() => svc.close());
 

@@ -8,7 +8,7 @@ let svc: Service;
 let key: string;
 before(async () => {
   svc = await startService();
-  key = svc.createAccount().apiKey;
+  key = (await svc.createAccount()).apiKey;
 });
 after(() => svc.close());
 
@@ -49,7 +49,7 @@ describe('coproducers', () => {
   });
 
   test('lists newest first with a cursor', async () => {
-    const k = svc.createAccount('Lista', 'lista@example.com').apiKey;
+    const k = (await svc.createAccount('Lista', 'lista@example.com')).apiKey;
     for (const n of [1, 2, 3]) {
       const res = await svc.call('POST', '/api/v1/coproducers', { key: k, body: { email: `c${n}@example.com`, name: `C${n}` } });
       assert.equal(res.status, 201, res.text);
@@ -72,7 +72,7 @@ describe('coproducers', () => {
     expectError(again, 'ALREADY_EXISTS', 409);
     assert.match(again.body.error.message, /bia@example\.com/);
     assert.ok(again.body.error.message.includes(first.body.data.id), 'the message names the coproducer that has it');
-    const other = await svc.call('POST', '/api/v1/coproducers', { key: svc.createAccount('Outra', 'outra@example.com').apiKey, body });
+    const other = await svc.call('POST', '/api/v1/coproducers', { key: (await svc.createAccount('Outra', 'outra@example.com')).apiKey, body });
     assert.equal(other.status, 201, 'the same e-mail in another account');
     expectError(await svc.call('GET', `/api/v1/coproducers/${other.body.data.id}`, { key }), 'NOT_FOUND', 404);
     const cid = (await svc.call('POST', '/api/v1/coproducers', { key, body: { email: 'caio@example.com', name: 'Caio' } })).body.data.id;

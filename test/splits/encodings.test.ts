@@ -28,7 +28,7 @@ type Gateway = 'pagarme' | 'stripe' | 'asaas' | 'pagbank';
 
 /** An account on `gateway` with coproducers ana@ and bia@ known on every gateway; Asaas also gets its customer. */
 async function setup(gateway: Gateway): Promise<{ key: string; base: Record<string, unknown> }> {
-  const key = e2e.account({ primaryGateway: gateway });
+  const key = await e2e.account({ primaryGateway: gateway });
   for (const [email, recipients] of [['ana@example.com', ANA], ['bia@example.com', BIA]] as const) {
     const res = await e2e.call('POST', '/api/v1/coproducers', { key, body: { email, name: email, recipients } });
     assert.equal(res.status, 201, res.text);

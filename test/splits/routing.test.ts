@@ -19,7 +19,7 @@ const card = (split: unknown[], extra: Record<string, unknown> = {}) => ({ payme
 const toAna = [{ type: 'percentage', amount: 20, coproducerEmail: 'ana@example.com' }];
 
 async function account(settings: Record<string, unknown>, recipients: Record<string, string> = ANA, gateways?: GatewayId[], credentials = {}): Promise<string> {
-  const key = e2e.account(settings, gateways, credentials);
+  const key = await e2e.account(settings, gateways, credentials);
   const res = await e2e.call('POST', '/api/v1/coproducers', { key, body: { email: 'ana@example.com', name: 'Ana', recipients } });
   assert.equal(res.status, 201, res.text);
   return key;

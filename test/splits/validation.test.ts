@@ -9,7 +9,7 @@ let e2e: E2E;
 let key: string;
 before(async () => {
   e2e = await startE2E();
-  key = e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
+  key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'] });
   const res = await e2e.call('POST', '/api/v1/coproducers', { key, body: { email: 'ana@example.com', name: 'Ana', recipients: { pagarme: 'rp_AnaAnaAnaAnaAnaA', stripe: 'acct_1AnaConnect' } } });
   assert.equal(res.status, 201, res.text);
 });
@@ -61,7 +61,7 @@ describe('split rules', () => {
 
 describe('refunds of split charges', () => {
   test('stripe: the transfer and the application fee are reversed with the refund; a plain charge sends neither', async () => {
-    const k = e2e.account({ primaryGateway: 'stripe' });
+    const k = await e2e.account({ primaryGateway: 'stripe' });
     await e2e.call('POST', '/api/v1/coproducers', { key: k, body: { email: 'ana@example.com', name: 'Ana', recipients: { stripe: 'acct_1AnaConnect' } } });
     const split = await e2e.call('POST', '/api/v1/charges', { key: k, body: card([ana('percentage', 20)]) });
     assert.equal(split.status, 201, split.text);

@@ -64,7 +64,7 @@ test('forwarded events verify with the standardwebhooks library and with a plain
   assert.match(String(got.headers['x-rg-signature']), /^t=\d+,v1=[0-9a-f]{64}$/);
   assert.ok(standardOk(got, m.signingSecret), 'standardwebhooks verifies');
   assert.ok(plainHmacOk(got, m.signingSecret), 'plain HMAC verifies');
-  const other = new AccountService(h.e2e.sandbox.app.store, h.e2e.sandbox.app.config.masterKey).create('Outra', 'outra@example.com').webhookSigningSecret!;
+  const other = (await new AccountService(h.e2e.sandbox.app.store, h.e2e.sandbox.app.config.masterKey).create('Outra', 'outra@example.com')).webhookSigningSecret!;
   assert.ok(!standardOk(got, other) && !plainHmacOk(got, other));
   assert.deepEqual(Object.keys(event).sort(), ['createdAt', 'data', 'gateway', 'gatewayEvent', 'id', 'occurredAt', 'type']);
   assert.equal(event.type, 'payment.approved');
@@ -144,7 +144,7 @@ test('the backoff doubles from one minute to six hours with jitter; after three 
 test('rotate-secret: both secrets sign for 24 hours, then only the new one', async () => {
   const m = await h.merchant();
   const accounts = new AccountService(h.e2e.sandbox.app.store, h.e2e.sandbox.app.config.masterKey);
-  const rotated = accounts.rotateSigningSecret(m.id)!;
+  const rotated = (await accounts.rotateSigningSecret(m.id))!;
   assert.notEqual(rotated.webhookSigningSecret, m.signingSecret);
   assert.ok(Math.abs(Date.parse(rotated.previousSecretsExpireAt!) - (Date.now() + 86_400_000)) < 5_000);
   assert.equal((await send(m, succeeded())).status, 200);

@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
-import { openStore } from '../../src/store';
+import { openSqliteStore as openStore } from '../../src/store';
 import { AccountService } from '../../src/accounts/service';
 import { CredentialVault } from '../../src/accounts/credential-vault';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
@@ -63,12 +63,12 @@ test('SIGKILL with deliveries in the outbox: after a restart both events reach t
 
   const setup = openStore(dbPath);
   const vault = new CredentialVault(setup, Buffer.from(MASTER_KEY, 'hex'));
-  vault.verifyMasterKey();
-  const account = new AccountService(setup, Buffer.from(MASTER_KEY, 'hex')).create('Loja Outbox', 'outbox@example.com');
-  vault.save(account.id, 'stripe', SANDBOX_CREDENTIALS.stripe);
-  setup.accounts.saveSettings(account.id, { ...setup.accounts.settings(account.id), webhookForwardUrl: backend.url });
-  const token = setup.accounts.get(account.id)!.webhookToken;
-  setup.close();
+  await vault.verifyMasterKey();
+  const account = await new AccountService(setup, Buffer.from(MASTER_KEY, 'hex')).create('Loja Outbox', 'outbox@example.com');
+  await vault.save(account.id, 'stripe', SANDBOX_CREDENTIALS.stripe);
+  await setup.accounts.saveSettings(account.id, { ...(await setup.accounts.settings(account.id)), webhookForwardUrl: backend.url });
+  const token = (await setup.accounts.get(account.id))!.webhookToken;
+  await setup.close();
 
   const send = (n: number) => {
     const body = stripeEvent(`evt_outbox_${n}`, 'payment_intent.succeeded', { id: `pi_outbox_${n}`, object: 'payment_intent', amount: 1000 * n, amount_received: 1000 * n, currency: 'brl', status: 'succeeded', metadata: {} });
@@ -92,7 +92,7 @@ test('SIGKILL with deliveries in the outbox: after a restart both events reach t
 
   const store = openStore(dbPath);
   const pending = store.db.prepare("SELECT COUNT(*) FROM deliveries WHERE status = 'pending'").pluck().get();
-  store.close();
+  await store.close();
   assert.equal(pending, 2, 'both deliveries are in the outbox on disk');
 
   backend.hang = false;
@@ -105,7 +105,7 @@ test('SIGKILL with deliveries in the outbox: after a restart both events reach t
   try {
     assert.equal(check.db.prepare("SELECT COUNT(*) FROM deliveries WHERE status = 'delivered'").pluck().get(), 2);
   } finally {
-    check.close();
+    await check.close();
     child.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   }

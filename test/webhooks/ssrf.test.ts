@@ -30,15 +30,15 @@ async function listener(handler: http.RequestListener = (_q, r) => r.writeHead(2
 }
 
 async function merchantOn(svc: Service, url: string) {
-  const { id } = svc.createAccount();
-  svc.app.vault.save(id, 'stripe', SANDBOX_CREDENTIALS.stripe);
-  svc.app.store.accounts.saveSettings(id, { ...svc.app.store.accounts.settings(id), webhookForwardUrl: url });
-  const token = svc.app.store.accounts.get(id)!.webhookToken;
+  const { id } = await svc.createAccount();
+  await svc.app.vault.save(id, 'stripe', SANDBOX_CREDENTIALS.stripe);
+  await svc.app.store.accounts.saveSettings(id, { ...(await svc.app.store.accounts.settings(id)), webhookForwardUrl: url });
+  const token = (await svc.app.store.accounts.get(id))!.webhookToken;
   const body = stripeEvent(`evt_ssrf_${Math.random().toString(36).slice(2)}`, 'payment_intent.succeeded', { id: 'pi_ssrf', object: 'payment_intent', amount: 1000, amount_received: 1000, currency: 'brl', status: 'succeeded', metadata: {} });
   const res = await svc.call('POST', `/api/v1/webhooks/stripe/${token}`, { rawBody: body, headers: stripeHeaders(body, SANDBOX_CREDENTIALS.stripe.webhookSecret) });
-  const eventId = svc.app.store.webhookEvents.list(id, 1)[0]?.id;
-  const delivery = eventId ? svc.app.store.deliveries.forEvent(eventId)[0] : undefined;
-  return { res, attempts: delivery ? svc.app.store.deliveries.attempts(delivery.id) : [] };
+  const eventId = (await svc.app.store.webhookEvents.list(id, 1))[0]?.id;
+  const delivery = eventId ? (await svc.app.store.deliveries.forEvent(eventId))[0] : undefined;
+  return { res, attempts: delivery ? await svc.app.store.deliveries.attempts(delivery.id) : [] };
 }
 
 test('address classification: loopback, private, link-local (metadata), CGNAT, unique-local, unspecified and IPv4-mapped forms are not public', () => {

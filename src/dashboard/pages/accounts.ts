@@ -13,14 +13,15 @@ type NewAccountBody = { name?: string; email?: string; password?: string };
 /** Operator: accounts with search, create (owner password or invitation link), activate/deactivate, new invitation. */
 export const accounts: DashboardPage = {
   nav: { label: 'Accounts', path: '/dashboard/accounts', audience: 'operator' },
-  routes(app: FastifyInstance, deps: DashboardDeps) {
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
     const service = new AccountService(deps.store);
     const inviteUrl = (token: string) => `${deps.publicUrl()}/dashboard/invite?token=${encodeURIComponent(token)}`;
 
-    const page = (request: FastifyRequest, reply: FastifyReply, o: { q?: string; values?: NewAccountBody; errors?: FormErrors; notice?: Html; status?: number }) => {
+    const page = async (request: FastifyRequest, reply: FastifyReply, o: { q?: string; values?: NewAccountBody; errors?: FormErrors; notice?: Html; status?: number }) => {
       const csrf = deps.csrf(reply);
       const q = (o.q ?? '').trim().toLowerCase();
-      const rows = service.list().filter((a) => !q || a.name.toLowerCase().includes(q) || a.email.toLowerCase().includes(q) || a.id.startsWith(q));
+      const rows = (await service.list()).filter((a) => !q || a.name.toLowerCase().includes(q) || a.email.toLowerCase().includes(q) || a.id.startsWith(q));
+      const owned = new Set((await Promise.all(rows.map(async (a) => ((await deps.store.logins.ownerOf(a.id)) ? a.id : undefined)))).filter(Boolean));
       const errors = o.errors ?? NO_ERRORS;
       const v = o.values ?? {};
       return deps.render(request, reply, {
@@ -51,7 +52,7 @@ ${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No accounts${q ? ' 
   <td data-label="Name">${a.name}<br><code class="small">${a.id}</code></td>
   <td data-label="E-mail">${a.email}</td>
   <td data-label="Status"><span class="badge ${a.active ? 'ok' : 'off'}">${a.active ? 'active' : 'deactivated'}</span></td>
-  <td data-label="Owner sign-in">${deps.store.logins.ownerOf(a.id) ? 'password set' : 'not yet'}</td>
+  <td data-label="Owner sign-in">${owned.has(a.id) ? 'password set' : 'not yet'}</td>
   <td data-label="Created">${formatDate(a.createdAt)}</td>
   <td data-label="Actions" class="actions">
     ${a.active ? buttonForm(`/dashboard/accounts/${a.id}/deactivate`, 'Deactivate', csrf, { confirm: `Deactivate ${a.name}? Its API key is refused until it is activated again.` })
@@ -82,16 +83,16 @@ ${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No accounts${q ? ' 
 
     for (const action of ['activate', 'deactivate'] as const) {
       app.post<{ Params: { id: string } }>(`/accounts/:id/${action}`, { config: { audience: 'operator' } }, async (request, reply) => {
-        const account = service.get(request.params.id);
-        if (!account || !service.setActive(account.id, action === 'activate')) throw rgError('ACCOUNT_NOT_FOUND', { id: request.params.id });
+        const account = await service.get(request.params.id);
+        if (!account || !await service.setActive(account.id, action === 'activate')) throw rgError('ACCOUNT_NOT_FOUND', { id: request.params.id });
         return deps.done(request, reply, '/dashboard/accounts', `${account.name} ${action === 'activate' ? 'activated' : 'deactivated'}.`);
       });
     }
 
     app.post<{ Params: { id: string } }>('/accounts/:id/invitation', { config: { audience: 'operator' } }, async (request, reply) => {
-      const account = service.get(request.params.id);
+      const account = await service.get(request.params.id);
       if (!account) throw rgError('ACCOUNT_NOT_FOUND', { id: request.params.id });
-      return page(request, reply, { notice: invitationNotice(account.name, deps.logins.invite(account.id)) });
+      return page(request, reply, { notice: invitationNotice(account.name, await deps.logins.invite(account.id)) });
     });
   },
 };

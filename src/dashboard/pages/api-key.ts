@@ -8,11 +8,11 @@ import { AccountService } from '../../accounts/service';
 /** Owner: Settings → API. "Generate new key" shows the key once; the previous key is refused from that moment. */
 export const apiKey: DashboardPage = {
   nav: { label: 'API key', path: '/dashboard/api-key', audience: 'owner' },
-  routes(app: FastifyInstance, deps: DashboardDeps) {
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
     const service = new AccountService(deps.store);
-    const page = (request: FastifyRequest, reply: FastifyReply, shown?: string) => {
+    const page = async (request: FastifyRequest, reply: FastifyReply, shown?: string) => {
       const account = ownAccount(request);
-      const live = deps.store.apiKeys.live(account.id);
+      const live = await deps.store.apiKeys.live(account.id);
       const fresh: Html | string = shown ? html`<div class="alert ok" role="status">
 <p><strong>Your new API key.</strong> Copy it now: it is shown only this once (only its hash is kept). The previous key no longer works.</p>
 <p class="secret"><code id="new-key">${shown}</code> <button type="button" class="copy" data-copy="new-key">Copy</button></p>
@@ -38,7 +38,7 @@ ${buttonForm('/dashboard/api-key', 'Generate new key', deps.csrf(reply), { style
     });
 
     app.post('/api-key', { config: { audience: 'owner' } }, async (request, reply) => {
-      const rotated = service.rotateKey(ownAccount(request).id)!;
+      const rotated = (await service.rotateKey(ownAccount(request).id))!;
       request.session.set('newKey', rotated.apiKey);
       return reply.redirect('/dashboard/api-key', 303);
     });

@@ -26,10 +26,10 @@ function actionsFor(c: ChargeRecord): Action[] {
  * another account's charge is not found.
  */
 export const chargeDetail: DashboardPage = {
-  routes(app: FastifyInstance, deps: DashboardDeps) {
-    const page = (request: FastifyRequest, reply: FastifyReply, id: string, failed?: { action: Action; errors: FormErrors; status: number }) => {
-      const c = deps.charges.get(ownAccount(request).id, id);
-      const attempts = deps.store.charges.attempts(c.id);
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
+    const page = async (request: FastifyRequest, reply: FastifyReply, id: string, failed?: { action: Action; errors: FormErrors; status: number }) => {
+      const c = await deps.charges.get(ownAccount(request).id, id);
+      const attempts = await deps.store.charges.attempts(c.id);
       const csrf = deps.csrf(reply);
       const actionForm = (action: Action) => {
         const errors = failed?.action === action ? failed.errors : NO_ERRORS;
@@ -80,7 +80,7 @@ ${shown.length ? html`<section class="cards actions-row">${shown.map(actionForm)
       app.post<{ Params: { id: string }; Body: { amount?: string } }>(`/charges/:id/${action}`, { config: { audience: 'owner' } }, async (request, reply) => {
         const accountId = ownAccount(request).id;
         const id = request.params.id;
-        deps.charges.get(accountId, id); // not this account's: 404 before anything else
+        await deps.charges.get(accountId, id); // not this account's: 404 before anything else
         let result: ChargeResult;
         try {
           const amount = parseAmount(request.body?.amount);

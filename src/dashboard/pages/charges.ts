@@ -25,7 +25,7 @@ export const charges: DashboardPage = {
       let rows: ChargeRecord[] = [];
       let errors = NO_ERRORS;
       try {
-        rows = deps.store.charges.list(ownAccount(request).id, { status, gateway, limit: PAGE_SIZE + 1, after: q.cursor ? decodeCursor(q.cursor) : undefined });
+        rows = await deps.store.charges.list(ownAccount(request).id, { status, gateway, limit: PAGE_SIZE + 1, after: q.cursor ? decodeCursor(q.cursor) : undefined });
       } catch (err) {
         errors = formErrors(err);
       }

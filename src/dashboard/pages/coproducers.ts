@@ -30,9 +30,9 @@ function assertSchema(deps: DashboardDeps, schema: 'coproducer-request' | 'copro
  */
 export const coproducers: DashboardPage = {
   nav: { label: 'Coproducers', path: '/dashboard/coproducers', audience: 'owner' },
-  routes(app: FastifyInstance, deps: DashboardDeps) {
-    const listPage = (request: FastifyRequest, reply: FastifyReply, failed?: { errors: FormErrors; values: Body; status: number }) => {
-      const rows = deps.coproducers.list(ownAccount(request).id, PAGE_SIZE);
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
+    const listPage = async (request: FastifyRequest, reply: FastifyReply, failed?: { errors: FormErrors; values: Body; status: number }) => {
+      const rows = await deps.coproducers.list(ownAccount(request).id, PAGE_SIZE);
       const errors = failed?.errors ?? NO_ERRORS;
       const v = failed?.values ?? {};
       const csrf = deps.csrf(reply);
@@ -110,7 +110,7 @@ ${GATEWAYS.map((g) => {
       const input: CoproducerInput = { email: text(body.email), name: text(body.name), recipients };
       try {
         assertSchema(deps, 'coproducer-request', input);
-        const created = deps.coproducers.create(ownAccount(request).id, input);
+        const created = await deps.coproducers.create(ownAccount(request).id, input);
         return deps.done(request, reply, '/dashboard/coproducers', `Coproducer ${created.email} added.`);
       } catch (err) {
         return listPage(request, reply, { errors: formErrors(err), values: body, status: statusOf(err) });
@@ -118,16 +118,16 @@ ${GATEWAYS.map((g) => {
     });
 
     app.get<{ Params: { id: string } }>('/coproducers/:id', { config: { audience: 'owner' } }, async (request, reply) =>
-      detailPage(request, reply, deps.coproducers.get(ownAccount(request).id, request.params.id)));
+      detailPage(request, reply, await deps.coproducers.get(ownAccount(request).id, request.params.id)));
 
     app.post<{ Params: { id: string }; Body: Body }>('/coproducers/:id', { config: { audience: 'owner' } }, async (request, reply) => {
       const accountId = ownAccount(request).id;
-      const current = deps.coproducers.get(accountId, request.params.id); // another account's: 404 before anything else
+      const current = await deps.coproducers.get(accountId, request.params.id); // another account's: 404 before anything else
       const body = request.body ?? {};
       const patch: CoproducerPatch = { email: text(body.email), name: text(body.name) };
       try {
         assertSchema(deps, 'coproducer-patch', patch);
-        deps.coproducers.update(accountId, current.id, patch);
+        await deps.coproducers.update(accountId, current.id, patch);
       } catch (err) {
         return detailPage(request, reply, current, { form: 'profile', errors: formErrors(err), values: body, status: statusOf(err) });
       }
@@ -136,7 +136,7 @@ ${GATEWAYS.map((g) => {
 
     app.post<{ Params: { id: string; gateway: string }; Body: Body }>('/coproducers/:id/recipients/:gateway', { config: { audience: 'owner' } }, async (request, reply) => {
       const accountId = ownAccount(request).id;
-      const current = deps.coproducers.get(accountId, request.params.id);
+      const current = await deps.coproducers.get(accountId, request.params.id);
       const gateway = resolveGatewayId(request.params.gateway);
       if (!gateway) throw rgError('UNKNOWN_GATEWAY', { gateway: request.params.gateway });
       const body = request.body ?? {};
@@ -145,7 +145,7 @@ ${GATEWAYS.map((g) => {
       const patch: CoproducerPatch = { recipients: { [gateway]: value || null } };
       try {
         assertSchema(deps, 'coproducer-patch', patch);
-        deps.coproducers.update(accountId, current.id, patch);
+        await deps.coproducers.update(accountId, current.id, patch);
       } catch (err) {
         return detailPage(request, reply, current, { form: gateway, errors: formErrors(err), values: body, status: statusOf(err) });
       }
@@ -155,8 +155,8 @@ ${GATEWAYS.map((g) => {
 
     app.post<{ Params: { id: string } }>('/coproducers/:id/delete', { config: { audience: 'owner' } }, async (request, reply) => {
       const accountId = ownAccount(request).id;
-      const current = deps.coproducers.get(accountId, request.params.id);
-      deps.coproducers.delete(accountId, current.id);
+      const current = await deps.coproducers.get(accountId, request.params.id);
+      await deps.coproducers.delete(accountId, current.id);
       return deps.done(request, reply, '/dashboard/coproducers', `Coproducer ${current.email} deleted.`);
     });
   },

@@ -12,11 +12,11 @@ import { deleteCredentials, saveCredentials } from '../../accounts/credentials-i
  */
 export const credentials: DashboardPage = {
   nav: { label: 'Credentials', path: '/dashboard/credentials', audience: 'owner' },
-  routes(app: FastifyInstance, deps: DashboardDeps) {
-    const page = (request: FastifyRequest, reply: FastifyReply, failed?: { gateway: string; errors: FormErrors; values: Record<string, string> }) => {
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
+    const page = async (request: FastifyRequest, reply: FastifyReply, failed?: { gateway: string; errors: FormErrors; values: Record<string, string> }) => {
       const account = ownAccount(request);
       const csrf = deps.csrf(reply);
-      const stored = new Map(deps.vault.list(account.id).map((c) => [c.gateway as string, c]));
+      const stored = new Map((await deps.vault.list(account.id)).map((c) => [c.gateway as string, c]));
       return deps.render(request, reply, {
         title: 'Credentials', status: failed ? 400 : 200, body: html`<h1>Gateway credentials</h1>
 <p class="muted">Stored encrypted; shown masked. Saving replaces every field of that gateway.</p>
@@ -56,7 +56,7 @@ ${saved ? buttonForm(`/dashboard/credentials/${g.id}/delete`, `Delete ${g.name} 
         if (v) values[name] = v;
       }
       try {
-        saveCredentials(deps.vault, deps.validator, ownAccount(request).id, request.params.gateway, values);
+        await saveCredentials(deps.vault, deps.validator, ownAccount(request).id, request.params.gateway, values);
       } catch (err) {
         return page(request, reply, { gateway: request.params.gateway, errors: formErrors(err, (f) => f.replace(/^credentials\.?/, '') || undefined), values });
       }
@@ -64,7 +64,7 @@ ${saved ? buttonForm(`/dashboard/credentials/${g.id}/delete`, `Delete ${g.name} 
     });
 
     app.post<{ Params: { gateway: string } }>('/credentials/:gateway/delete', { config: { audience: 'owner' } }, async (request, reply) => {
-      const gateway = deleteCredentials(deps.vault, ownAccount(request).id, request.params.gateway);
+      const gateway = await deleteCredentials(deps.vault, ownAccount(request).id, request.params.gateway);
       return deps.done(request, reply, '/dashboard/credentials', `${GATEWAYS.find((g) => g.id === gateway)?.name ?? gateway} credentials deleted.`);
     });
   },

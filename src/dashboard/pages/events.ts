@@ -23,17 +23,17 @@ const verifiedBadge = (verified: boolean | null) => (verified === true ? html`<s
  */
 export const events: DashboardPage = {
   nav: { label: 'Events', path: '/dashboard/events', audience: 'owner' },
-  routes(app: FastifyInstance, deps: DashboardDeps) {
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
     app.get<{ Querystring: { cursor?: string } }>('/events', { config: { audience: 'owner' } }, async (request, reply) => {
       let rows: EventSummary[] = [];
       let next: string | null = null;
       let errors = NO_ERRORS;
       try {
-        ({ events: rows, nextCursor: next } = deps.events.list(ownAccount(request).id, PAGE_SIZE, request.query.cursor || undefined));
+        ({ events: rows, nextCursor: next } = await deps.events.list(ownAccount(request).id, PAGE_SIZE, request.query.cursor || undefined));
       } catch (err) {
         errors = formErrors(err);
       }
-      const forwardUrl = deps.store.accounts.settings(ownAccount(request).id).webhookForwardUrl;
+      const forwardUrl = (await deps.store.accounts.settings(ownAccount(request).id)).webhookForwardUrl;
       return deps.render(request, reply, {
         title: 'Events', status: errors === NO_ERRORS ? 200 : 400, body: html`<h1>Events</h1>
 <p class="muted">What the gateways notified, normalized, and its delivery to ${forwardUrl ? html`<code class="wrap">${forwardUrl}</code>` : html`your backend (no forward URL is set: <a href="/dashboard/settings">Settings</a>)`}.</p>
@@ -54,10 +54,10 @@ ${next ? html`<p><a class="button secondary" href="/dashboard/events?${new URLSe
       });
     });
 
-    const detail = (request: FastifyRequest, reply: FastifyReply, id: string, failed?: { errors: FormErrors; status: number }) => {
+    const detail = async (request: FastifyRequest, reply: FastifyReply, id: string, failed?: { errors: FormErrors; status: number }) => {
       const accountId = ownAccount(request).id;
-      const e = deps.events.get(accountId, id);
-      const forwardUrl = deps.store.accounts.settings(accountId).webhookForwardUrl;
+      const e = await deps.events.get(accountId, id);
+      const forwardUrl = (await deps.store.accounts.settings(accountId)).webhookForwardUrl;
       const d = e.data;
       return deps.render(request, reply, {
         title: `Event ${e.id}`, status: failed?.status, body: html`<p><a href="/dashboard/events">← Events</a></p>
@@ -102,7 +102,7 @@ ${e.deliveries.length === 0 ? html`<p class="muted">Never forwarded.</p>` : html
     app.post<{ Params: { id: string } }>('/events/:id/redeliver', { config: { audience: 'owner' } }, async (request, reply) => {
       const accountId = ownAccount(request).id;
       const id = request.params.id;
-      deps.events.get(accountId, id); // another account's event: 404 before anything else
+      await deps.events.get(accountId, id); // another account's event: 404 before anything else
       let result;
       try {
         result = await deps.events.redeliver(accountId, id);

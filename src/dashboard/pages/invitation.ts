@@ -9,7 +9,7 @@ import { MIN_PASSWORD_LENGTH } from '../../auth/passwords';
  * string (log lines drop query strings whole) and then in the form body, never in a path.
  */
 export const invitation: DashboardPage = {
-  routes(app: FastifyInstance, deps: DashboardDeps) {
+  async routes(app: FastifyInstance, deps: DashboardDeps) {
     const form = (csrf: string, token: string, email: string, errors: FormErrors) => html`<section class="narrow card">
 <h1>Set your password</h1>
 <p>You will sign in as <strong>${email}</strong>.</p>
@@ -21,20 +21,20 @@ ${formMessages(errors)}
   <button type="submit">Set password and sign in</button>
 </form>
 </section>`;
-    const emailOf = (token: string) => deps.store.accounts.get(deps.logins.invitation(token))!.email;
+    const emailOf = async (token: string) => (await deps.store.accounts.get(await deps.logins.invitation(token)))!.email;
 
     app.get<{ Querystring: { token?: string } }>('/invite', { config: { audience: 'public' } }, async (request, reply) => {
       const token = String(request.query.token ?? '');
-      return deps.render(request, reply, { title: 'Invitation', body: form(deps.csrf(reply), token, emailOf(token), NO_ERRORS) });
+      return deps.render(request, reply, { title: 'Invitation', body: form(deps.csrf(reply), token, await emailOf(token), NO_ERRORS) });
     });
 
     app.post<{ Body: { token?: string; password?: string } }>('/invite', { config: { audience: 'public' } }, async (request, reply) => {
       const token = String(request.body?.token ?? '');
-      const email = emailOf(token);
+      const email = await emailOf(token);
       try {
         const subject = await deps.logins.acceptInvitation(token, String(request.body?.password ?? ''));
         request.session.regenerate();
-        request.session.set('sid', deps.sessions.start(subject));
+        request.session.set('sid', await deps.sessions.start(subject));
         return deps.done(request, reply, '/dashboard/overview', 'Password set. Welcome!');
       } catch (err) {
         return deps.render(request, reply, { title: 'Invitation', status: 400, body: form(deps.csrf(reply), token, email, formErrors(err)) });

@@ -14,12 +14,12 @@ export const overview: DashboardPage = {
   routes(app: FastifyInstance, deps: DashboardDeps) {
     app.get('/overview', { config: { audience: 'owner' } }, async (request, reply) => {
       const account = ownAccount(request);
-      const settings = deps.store.accounts.settings(account.id);
+      const settings = await deps.store.accounts.settings(account.id);
       const urls = webhookUrls(deps.publicUrl(), account.webhookToken);
-      const configured = new Set(deps.vault.list(account.id).map((c) => c.gateway));
-      const key = deps.store.apiKeys.live(account.id);
+      const configured = new Set((await deps.vault.list(account.id)).map((c) => c.gateway));
+      const key = await deps.store.apiKeys.live(account.id);
       const since = new Date(clock.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-      const stats = deps.store.chargeStats.dailyByGateway(account.id, since);
+      const stats = await deps.store.chargeStats.dailyByGateway(account.id, since);
       return deps.render(request, reply, {
         title: 'Overview', body: html`<h1>${account.name}</h1>
 <section class="cards">

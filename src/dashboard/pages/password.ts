@@ -31,7 +31,7 @@ ${formMessages(errors)}
       }
       // All sessions ended, this one included: this browser gets a new one.
       request.session.regenerate();
-      request.session.set('sid', deps.sessions.start({ kind: user.kind, subjectId: user.subjectId }));
+      request.session.set('sid', await deps.sessions.start({ kind: user.kind, subjectId: user.subjectId }));
       return deps.done(request, reply, '/dashboard', 'Password changed. Other browsers were signed out.');
     });
   },

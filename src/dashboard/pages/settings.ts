@@ -73,7 +73,7 @@ ${formMessages(errors)}
       });
     };
 
-    app.get('/settings', { config: { audience: 'owner' } }, async (request, reply) => page(request, reply, deps.store.accounts.settings(ownAccount(request).id)));
+    app.get('/settings', { config: { audience: 'owner' } }, async (request, reply) => page(request, reply, await deps.store.accounts.settings(ownAccount(request).id)));
 
     app.post<{ Body: SettingsBody }>('/settings', { config: { audience: 'owner' } }, async (request, reply) => {
       const accountId = ownAccount(request).id;
@@ -81,10 +81,10 @@ ${formMessages(errors)}
       try {
         // The API's schema, then the API's rules: the same checks PATCH /clients/settings makes.
         deps.validator.assert('settings-patch', patch, '', (errors) => rgError('SETTINGS_INVALID', { fields: fieldSummary(errors) }, { details: { errors } }));
-        updateSettings(deps.store, accountId, patch);
+        await updateSettings(deps.store, accountId, patch);
       } catch (err) {
         const errors = formErrors(err, (f) => f.split('.')[0]);
-        return page(request, reply, { ...deps.store.accounts.settings(accountId), ...(patch as Partial<SettingsRow>) } as SettingsRow, errors);
+        return page(request, reply, { ...(await deps.store.accounts.settings(accountId)), ...(patch as Partial<SettingsRow>) } as SettingsRow, errors);
       }
       const moved = request.body?.move ? 'Fallback order changed.' : 'Settings saved.';
       return deps.done(request, reply, '/dashboard/settings', moved);

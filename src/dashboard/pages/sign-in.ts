@@ -32,7 +32,7 @@ ${formMessages(errors)}
         const subject = await deps.logins.authenticate(email, password, request.ip);
         // A new session (and CSRF secret) at every sign-in: nothing set before it carries over (session fixation).
         request.session.regenerate();
-        request.session.set('sid', deps.sessions.start(subject));
+        request.session.set('sid', await deps.sessions.start(subject));
         return deps.done(request, reply, '/dashboard', 'Signed in.');
       } catch (err) {
         const errors = formErrors(err);
@@ -44,7 +44,7 @@ ${formMessages(errors)}
 
     app.post('/logout', { config: { audience: 'public' } }, async (request, reply) => {
       const sid = request.session.get('sid');
-      if (sid) deps.sessions.end(sid);
+      if (sid) await deps.sessions.end(sid);
       request.session.regenerate();
       return deps.done(request, reply, '/dashboard/login', 'Signed out.');
     });
