@@ -46,6 +46,13 @@ export interface Config {
   sessionKey: Buffer;
   /** ROUTEGATE_SESSION_HOURS: how long a dashboard sign-in lasts. */
   sessionTtlMs: number;
+  /**
+   * REDIS_URL (redis:// or rediss://): rate limits are counted in Redis, so they hold across every
+   * RouteGate process; unset = in memory, per process.
+   */
+  redisUrl: string | undefined;
+  /** ROUTEGATE_REDIS_PREFIX: the start of every key RouteGate writes in Redis (several installs can share one). */
+  redisPrefix: string;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -83,6 +90,26 @@ function httpUrl(name: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  return raw;
+}
+
+function redisPrefix(env: Env): string {
+  const raw = env.ROUTEGATE_REDIS_PREFIX;
+  if (raw === undefined || raw === '') return 'routegate:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) throw new ConfigError(`ROUTEGATE_REDIS_PREFIX must be 1 to 64 letters, digits or :_.- characters, got "${raw}"`);
+  return raw;
 }
 
 /** 32 bytes, given as 64 hex characters or base64. */
@@ -149,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
   const sessionKey = env.ROUTEGATE_SESSION_SECRET?.trim() ? parseMasterKey(env.ROUTEGATE_SESSION_SECRET, 'ROUTEGATE_SESSION_SECRET') : deriveSessionKey(key.key);
   const sessionTtlMs = integer(env, 'ROUTEGATE_SESSION_HOURS', 8, 1, 720) * 3_600_000;
   return {
+    redisUrl: redisUrl(env), redisPrefix: redisPrefix(env),
     port, host, dbPath, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
     gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
     wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, admin, sessionKey, sessionTtlMs, warnings,
