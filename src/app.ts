@@ -34,6 +34,8 @@ import { EventService } from './webhooks/events';
 import { CoproducerService } from './splits/coproducers';
 import { SessionService } from './auth/sessions';
 import { LoginService } from './auth/logins';
+import { LoginThrottle } from './auth/login-throttle';
+import { SharedLoginThrottle } from './auth/shared-login-throttle';
 import { dashboardPlugin } from './dashboard';
 
 export interface AppOptions {
@@ -125,7 +127,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await safeHttp.close();
     store.close();
   });
-  // REDIS_URL: rate limits counted across processes. Start-up waits briefly for the
+  // REDIS_URL: rate limits and the sign-in throttle counted across processes. Start-up waits briefly for the
   // connection and goes on without it (requests never wait for Redis: lib/redis.ts).
   const redis = config.redisUrl ? openRedis(config.redisUrl, app.log) : undefined;
   if (redis) {
@@ -158,7 +160,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
   await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });
   const sessions = new SessionService(store, config.sessionTtlMs);
-  const logins = new LoginService(store, sessions);
+  const throttle = redis ? new SharedLoginThrottle(redis, config.redisPrefix, app.log) : new LoginThrottle();
+  const logins = new LoginService(store, sessions, throttle);
   app.decorate('logins', logins);
   if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
   await app.register(dashboardPlugin, {

@@ -47,8 +47,8 @@ export interface Config {
   /** ROUTEGATE_SESSION_HOURS: how long a dashboard sign-in lasts. */
   sessionTtlMs: number;
   /**
-   * REDIS_URL (redis:// or rediss://): rate limits are counted in Redis, so they hold across every
-   * RouteGate process; unset = in memory, per process.
+   * REDIS_URL (redis:// or rediss://): rate limits and the dashboard's sign-in throttle are counted in Redis,
+   * so they hold across every RouteGate process; unset = in memory, per process.
    */
   redisUrl: string | undefined;
   /** ROUTEGATE_REDIS_PREFIX: the start of every key RouteGate writes in Redis (several installs can share one). */
