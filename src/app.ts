@@ -70,7 +70,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
     ajv: { customOptions: AJV_OPTIONS },
-    trustProxy: false,
+    // Behind a load balancer (ROUTEGATE_TRUST_PROXY) the client address comes from its X-Forwarded-For.
+    trustProxy: config.trustProxy,
     frameworkErrors: frameworkErrors(config.production),
     clientErrorHandler: clientErrorHandler(config.production),
   });

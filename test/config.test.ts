@@ -67,3 +67,11 @@ test('REDIS_URL and ROUTEGATE_REDIS_PREFIX: unset = in memory; a redis(s) URL an
     assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && message.test(e.message));
   }
 });
+
+test('ROUTEGATE_TRUST_PROXY: unset = no proxy is believed; addresses, CIDRs and named ranges; anything else stops start-up', () => {
+  assert.equal(loadConfig(base).trustProxy, false);
+  assert.deepEqual(loadConfig({ ...base, ROUTEGATE_TRUST_PROXY: ' uniquelocal, 10.1.2.3 ,fd00::/8,loopback' }).trustProxy, ['uniquelocal', '10.1.2.3', 'fd00::/8', 'loopback']);
+  for (const bad of ['true', '2', 'nginx', '10.0.0.0/33']) {
+    assert.throws(() => loadConfig({ ...base, ROUTEGATE_TRUST_PROXY: bad }), (e: unknown) => e instanceof ConfigError && /ROUTEGATE_TRUST_PROXY must list/.test((e as Error).message), bad);
+  }
+});
