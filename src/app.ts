@@ -8,7 +8,8 @@ import { accountRoutes } from './accounts/routes';
 import { installAuth } from './auth/plugin';
 import { errorHandlerPlugin } from './http/error-handler';
 import { AJV_OPTIONS, registerSchemas, SchemaValidator } from './http/schemas';
-import { registerIpRateLimit, registerKeyRateLimit } from './http/rate-limit';
+import { registerIpRateLimit, registerKeyRateLimit, sharedStore } from './http/rate-limit';
+import { closeRedis, openRedis, redisReady } from './lib/redis';
 import { registerDocs } from './http/docs';
 import { probeRoutes } from './http/probes';
 import { Metrics, metricsPlugin } from './http/metrics';
@@ -34,6 +35,8 @@ import { EventService } from './webhooks/events';
 import { CoproducerService } from './splits/coproducers';
 import { SessionService } from './auth/sessions';
 import { LoginService } from './auth/logins';
+import { LoginThrottle } from './auth/login-throttle';
+import { SharedLoginThrottle } from './auth/shared-login-throttle';
 import { dashboardPlugin } from './dashboard';
 
 export interface AppOptions {
@@ -68,7 +71,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimit,
     genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
     ajv: { customOptions: AJV_OPTIONS },
-    trustProxy: false,
+    // Behind a load balancer (ROUTEGATE_TRUST_PROXY) the client address comes from its X-Forwarded-For.
+    trustProxy: config.trustProxy,
     frameworkErrors: frameworkErrors(config.production),
     clientErrorHandler: clientErrorHandler(config.production),
   });
@@ -125,6 +129,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await safeHttp.close();
     await store.close();
   });
+  // REDIS_URL: rate limits and the sign-in throttle counted across processes. Start-up waits briefly for the
+  // connection and goes on without it (requests never wait for Redis: lib/redis.ts).
+  const redis = config.redisUrl ? openRedis(config.redisUrl, app.log) : undefined;
+  if (redis) {
+    app.addHook('onClose', async () => closeRedis(redis));
+    if (!(await redisReady(redis))) app.log.warn('Redis did not answer at start-up; starting without it (it is retried in the background)');
+  }
+  // Keys: <prefix>rate-limit:ip:<address>, <prefix>rate-limit:key:<account> and, counted apart as in memory,
+  // <prefix>rate-limit:compat:key:<account>.
+  const rateLimitStore = (scope = '') => (redis ? sharedStore(redis, config.redisPrefix, scope) : undefined);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -134,11 +148,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   registerSchemas(app);
   const validator = new SchemaValidator();
-  await registerIpRateLimit(app, { max: config.rateLimit });
+  await registerIpRateLimit(app, { max: config.rateLimit, store: rateLimitStore() });
   await app.register(errorHandlerPlugin, { production: config.production });
   await registerDocs(app, config.publicUrl);
 
-  await app.register(probeRoutes, { store, mappings });
+  await app.register(probeRoutes, { store, mappings, redis });
   const metrics = new Metrics({ backlog: () => reconciler.backlog(), outboxBacklog: () => store.deliveries.backlog() });
   store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
   processor.listener = (gateway, stage) => metrics.webhook(gateway, stage);
@@ -148,7 +162,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
   await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });
   const sessions = new SessionService(store, config.sessionTtlMs);
-  const logins = new LoginService(store, sessions);
+  const throttle = redis ? new SharedLoginThrottle(redis, config.redisPrefix, app.log) : new LoginThrottle();
+  const logins = new LoginService(store, sessions, throttle);
   app.decorate('logins', logins);
   if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
   await app.register(dashboardPlugin, {
@@ -158,14 +173,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(async (api) => {
     installAuth(api, store);
-    await registerKeyRateLimit(api, { max: config.rateLimit });
+    await registerKeyRateLimit(api, { max: config.rateLimit, store: rateLimitStore() });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: () => config.publicUrl });
     await api.register(chargeRoutes, { deps: gatewayDeps, charges, validator });
     await api.register(coproducerRoutes, { coproducers });
     await api.register(eventRoutes, { events });
   }, { prefix: '/api/v1' });
   // Compatibility mode: the compat gateways' own paths, auth and errors (their own context: raw bodies, proxy).
-  await app.register(compatRoutes, { services: { deps: gatewayDeps, charges, customers: new CustomerService(gatewayDeps), validator }, store, production: config.production, rateLimit: config.rateLimit });
+  await app.register(compatRoutes, { services: { deps: gatewayDeps, charges, customers: new CustomerService(gatewayDeps), validator }, store, production: config.production, rateLimit: config.rateLimit, rateLimitStore: rateLimitStore('compat:') });
 
   return app;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { hkdfSync, randomBytes } from 'node:crypto';
+import ipaddr from 'ipaddr.js';
 import type { GatewayId } from './gateways/registry-ids';
 import { GATEWAYS } from './gateways/registry';
 import { MAPPINGS_DIR } from './lib/paths';
@@ -48,6 +49,18 @@ export interface Config {
   sessionKey: Buffer;
   /** ROUTEGATE_SESSION_HOURS: how long a dashboard sign-in lasts. */
   sessionTtlMs: number;
+  /**
+   * REDIS_URL (redis:// or rediss://): rate limits and the dashboard's sign-in throttle are counted in Redis,
+   * so they hold across every RouteGate process; unset = in memory, per process.
+   */
+  redisUrl: string | undefined;
+  /** ROUTEGATE_REDIS_PREFIX: the start of every key RouteGate writes in Redis (several installs can share one). */
+  redisPrefix: string;
+  /**
+   * ROUTEGATE_TRUST_PROXY: the load balancers whose X-Forwarded-For is believed (addresses, CIDRs, or loopback,
+   * linklocal, uniquelocal); unset = none, the peer address is the client (per-IP limits, sign-in throttle, logs).
+   */
+  trustProxy: string[] | false;
   warnings: string[]; // things start-up should log once the logger exists
 }
 
@@ -85,6 +98,54 @@ function httpUrl(name: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got "${raw}"`);
+  return raw;
+}
+
+function redisPrefix(env: Env): string {
+  const raw = env.ROUTEGATE_REDIS_PREFIX;
+  if (raw === undefined || raw === '') return 'routegate:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) throw new ConfigError(`ROUTEGATE_REDIS_PREFIX must be 1 to 64 letters, digits or :_.- characters, got "${raw}"`);
+  return raw;
+}
+
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxy(env: Env): string[] | false {
+  const raw = env.ROUTEGATE_TRUST_PROXY?.trim();
+  if (!raw) return false;
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits] = entry.split('/');
+    const ok = NAMED_RANGES.has(entry) || (isAddress(address) && (bits === undefined || isCidr(entry)));
+    if (!ok) throw new ConfigError(`ROUTEGATE_TRUST_PROXY must list proxy addresses, CIDRs or loopback, linklocal, uniquelocal (comma-separated), got "${entry}"`);
+  }
+  return entries;
+}
+
+// Written out in full: ipaddr.js also takes "2" (0.0.0.2), which is someone meaning a hop count.
+function isAddress(value: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(value) || ipaddr.IPv6.isValid(value);
+}
+
+function isCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** 32 bytes, given as 64 hex characters or base64. */
@@ -155,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
   const sessionKey = env.ROUTEGATE_SESSION_SECRET?.trim() ? parseMasterKey(env.ROUTEGATE_SESSION_SECRET, 'ROUTEGATE_SESSION_SECRET') : deriveSessionKey(key.key);
   const sessionTtlMs = integer(env, 'ROUTEGATE_SESSION_HOURS', 8, 1, 720) * 3_600_000;
   return {
+    redisUrl: redisUrl(env), redisPrefix: redisPrefix(env), trustProxy: trustProxy(env),
     port, host, dbPath, databaseUrl, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
     gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
     wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, admin, sessionKey, sessionTtlMs, warnings,

@@ -49,3 +49,29 @@ test('wire settings: PagBank cents and the pinned Stripe version by default; rea
   assert.throws(() => loadConfig({ ...base, ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'centavos' }), (e: Error) => e instanceof ConfigError && /ROUTEGATE_PAGBANK_AMOUNT_UNIT must be cents or reais/.test(e.message));
   assert.throws(() => loadConfig({ ...base, ROUTEGATE_STRIPE_API_VERSION: 'latest' }), (e: Error) => e instanceof ConfigError && /ROUTEGATE_STRIPE_API_VERSION/.test(e.message));
 });
+
+test('REDIS_URL and ROUTEGATE_REDIS_PREFIX: unset = in memory; a redis(s) URL and a key prefix; bad values stop start-up', () => {
+  const c = loadConfig(base);
+  assert.equal(c.redisUrl, undefined);
+  assert.equal(c.redisPrefix, 'routegate:');
+  const set = loadConfig({ ...base, REDIS_URL: 'redis://redis:6379/0', ROUTEGATE_REDIS_PREFIX: 'shop-a:' });
+  assert.equal(set.redisUrl, 'redis://redis:6379/0');
+  assert.equal(set.redisPrefix, 'shop-a:');
+  assert.equal(loadConfig({ ...base, REDIS_URL: 'rediss://user:pw@cache.example.com:6380' }).redisUrl, 'rediss://user:pw@cache.example.com:6380');
+  for (const [env, message] of [
+    [{ REDIS_URL: 'http://redis:6379' }, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/],
+    [{ REDIS_URL: 'redis' }, /REDIS_URL must be/],
+    [{ ROUTEGATE_REDIS_PREFIX: 'has space' }, /ROUTEGATE_REDIS_PREFIX must be/],
+    [{ ROUTEGATE_REDIS_PREFIX: 'x*' }, /ROUTEGATE_REDIS_PREFIX must be/],
+  ] as Array<[Record<string, string>, RegExp]>) {
+    assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && message.test(e.message));
+  }
+});
+
+test('ROUTEGATE_TRUST_PROXY: unset = no proxy is believed; addresses, CIDRs and named ranges; anything else stops start-up', () => {
+  assert.equal(loadConfig(base).trustProxy, false);
+  assert.deepEqual(loadConfig({ ...base, ROUTEGATE_TRUST_PROXY: ' uniquelocal, 10.1.2.3 ,fd00::/8,loopback' }).trustProxy, ['uniquelocal', '10.1.2.3', 'fd00::/8', 'loopback']);
+  for (const bad of ['true', '2', 'nginx', '10.0.0.0/33']) {
+    assert.throws(() => loadConfig({ ...base, ROUTEGATE_TRUST_PROXY: bad }), (e: unknown) => e instanceof ConfigError && /ROUTEGATE_TRUST_PROXY must list/.test((e as Error).message), bad);
+  }
+});

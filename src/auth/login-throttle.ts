@@ -11,12 +11,20 @@ export interface ThrottleLimits {
 
 export const DEFAULT_THROTTLE: ThrottleLimits = { perEmail: 5, perIp: 20, windowMs: 15 * 60_000 };
 
+/** What LoginService needs: this in-memory throttle, or SharedLoginThrottle (REDIS_URL) across processes. */
+export interface SignInThrottle {
+  /** Milliseconds until a sign-in may be tried again, or 0. */
+  blockedFor(email: string, ip: string): number | Promise<number>;
+  fail(email: string, ip: string): void | Promise<void>;
+  succeed(email: string): void | Promise<void>;
+}
+
 /**
  * Counts failed sign-ins per e-mail and per IP in a sliding window, in memory (one process; a restart forgets,
  * which only gives a guesser another window). While either count is at its limit no password is even checked,
  * so a correct guess cannot be confirmed either.
  */
-export class LoginThrottle {
+export class LoginThrottle implements SignInThrottle {
   private readonly failures = new LRUCache<string, number[]>({ max: 50_000 });
 
   constructor(private readonly limits: ThrottleLimits = DEFAULT_THROTTLE) {}

@@ -4,7 +4,7 @@ import { rgError } from '../errors';
 import { randomBase62, sha256Hex } from '../lib/crypto';
 import { clock } from '../lib/clock';
 import { assertPasswordStrength, dummyHash, hashPassword, verifyPassword } from './passwords';
-import { LoginThrottle } from './login-throttle';
+import { LoginThrottle, type SignInThrottle } from './login-throttle';
 import type { SessionService, SessionSubject } from './sessions';
 
 const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
@@ -16,7 +16,7 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * owners (password set by the operator or through an invitation). Used by the dashboard, the CLI and the sandbox.
  */
 export class LoginService {
-  constructor(private readonly store: Store, private readonly sessions: SessionService, readonly throttle = new LoginThrottle()) {}
+  constructor(private readonly store: Store, private readonly sessions: SessionService, readonly throttle: SignInThrottle = new LoginThrottle()) {}
 
   async createOperator(email: string, password: string): Promise<{ id: string; email: string }> {
     if (await this.store.logins.operator(email)) throw rgError('OPERATOR_EXISTS', { email });
@@ -39,22 +39,22 @@ export class LoginService {
 
   /** Checks the e-mail and password (operators first) within the throttle; the subject to start a session for. */
   async authenticate(email: string, password: string, ip: string): Promise<SessionSubject> {
-    const wait = this.throttle.blockedFor(email, ip);
+    const wait = await this.throttle.blockedFor(email, ip);
     if (wait > 0) throw rgError('LOGIN_THROTTLED', { minutes: Math.ceil(wait / 60_000) }, { headers: { 'retry-after': String(Math.ceil(wait / 1000)) } });
     const operator = await this.store.logins.operator(email);
     if (operator && (await verifyPassword(operator.passwordHash, password))) {
-      this.throttle.succeed(email);
+      await this.throttle.succeed(email);
       return { kind: 'operator', subjectId: operator.id };
     }
     const owner = await this.store.logins.owner(email);
     // An unknown e-mail costs one hash check like a wrong password, so timing does not tell which e-mails exist.
     if (!operator && !owner) await verifyPassword(await dummyHash(), password);
     if (!owner || !(await verifyPassword(owner.passwordHash, password))) {
-      this.throttle.fail(email, ip);
+      await this.throttle.fail(email, ip);
       throw rgError('LOGIN_FAILED');
     }
     if (!(await this.store.accounts.get(owner.id))?.active) throw rgError('ACCOUNT_INACTIVE_LOGIN');
-    this.throttle.succeed(email);
+    await this.throttle.succeed(email);
     return { kind: 'owner', subjectId: owner.id };
   }
 

@@ -5,7 +5,7 @@ import { authenticate, keyInQuery } from '../auth/plugin';
 import { rgError } from '../errors';
 import { logError, sendEnvelope, toRouteGateError } from '../http/error-handler';
 import { installIdempotency } from '../http/idempotency';
-import { registerKeyRateLimit } from '../http/rate-limit';
+import { registerKeyRateLimit, type RateLimitOptions } from '../http/rate-limit';
 import { rgHeaders } from '../charges/response-format';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import { nativeKey } from './native-auth';
@@ -43,7 +43,7 @@ declare module 'fastify' {
   }
 }
 
-export interface CompatRoutesOptions { services: CompatServices; store: Store; production: boolean; rateLimit: number }
+export interface CompatRoutesOptions { services: CompatServices; store: Store; production: boolean; rateLimit: number; rateLimitStore?: RateLimitOptions['store'] }
 
 const routers = new Map([...COMPAT_SURFACES].map(([id, s]) => [id, new NativeRouter(s.routes)] as const));
 
@@ -76,7 +76,7 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
     state.gateway = mode!;
     state.surface = surface;
   });
-  await registerKeyRateLimit(app, { max: opts.rateLimit });
+  await registerKeyRateLimit(app, { max: opts.rateLimit, store: opts.rateLimitStore });
 
   app.setErrorHandler(async (err, request, reply) => {
     const rgErr = logError(toRouteGateError(err as Error), err, request);

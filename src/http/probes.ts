@@ -3,9 +3,11 @@ import type { Store } from '../store';
 import type { MappingRegistry } from '../mapping/loader';
 import { GATEWAY_IDS } from '../gateways/registry-ids';
 import { rgError } from '../errors';
+import type { Redis } from 'ioredis';
+import { redisReachable } from '../lib/redis';
 
 /** GET /health (liveness: the process answers and the database reads) and GET /ready (it can take charges). */
-export async function probeRoutes(app: FastifyInstance, opts: { store: Store; mappings: MappingRegistry }): Promise<void> {
+export async function probeRoutes(app: FastifyInstance, opts: { store: Store; mappings: MappingRegistry; redis?: Redis }): Promise<void> {
   const { store, mappings } = opts;
 
   app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness: the process is up and the database answers' } }, async () => {
@@ -27,6 +29,9 @@ export async function probeRoutes(app: FastifyInstance, opts: { store: Store; ma
     const missing = GATEWAY_IDS.filter((g) => !mappings.get(g)?.has('charge.request') || !mappings.get(g)?.has('charge.response'));
     if (missing.length) problems.push(`no charge mappings loaded for ${missing.join(', ')}`);
     if (problems.length) throw rgError('NOT_READY', { problems: problems.join('; ') });
-    return { status: 'ready', database: 'writable', mappings: 'loaded' };
+    // Reported, not required: without Redis the limits let requests through (README, "Running several
+    // instances"), so taking every instance out of the load balancer would turn a Redis outage into a payments one.
+    const redis = opts.redis ? { redis: (await redisReachable(opts.redis)) ? 'ok' : 'unreachable' } : {};
+    return { status: 'ready', database: 'writable', mappings: 'loaded', ...redis };
   });
 }

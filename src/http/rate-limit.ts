@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
+import type { Redis } from 'ioredis';
 import { rgError, type RouteGateError } from '../errors';
 
 const WINDOW_MS = 60_000;
@@ -17,8 +18,18 @@ function exceeded(_req: FastifyRequest, context: { ttl: number; max: number }): 
 
 export interface RateLimitOptions {
   max: number;
-  /** A shared store (e.g. @fastify/rate-limit's Redis support) can replace the in-memory one. */
-  store?: Pick<RateLimitPluginOptions, 'redis' | 'store'>;
+  /** Counted in Redis (all processes) instead of in this process's memory: see `sharedStore`. */
+  store?: Pick<RateLimitPluginOptions, 'redis' | 'nameSpace' | 'skipOnError'>;
+}
+
+/**
+ * @fastify/rate-limit's own Redis store (one INCR + PEXPIRE script per request), keys under
+ * `<ROUTEGATE_REDIS_PREFIX>rate-limit:<scope><key>`. `skipOnError`: when Redis fails or does not answer in time
+ * (lib/redis.ts bounds it), the request goes through uncounted. A payments API stays up rather than refusing
+ * every charge because its limiter is down; README ("Running several instances") has the reasoning.
+ */
+export function sharedStore(redis: Redis, prefix: string, scope: string): NonNullable<RateLimitOptions['store']> {
+  return { redis, nameSpace: `${prefix}rate-limit:${scope}`, skipOnError: true };
 }
 
 /**
@@ -26,14 +37,18 @@ export interface RateLimitOptions {
  * throttles key guessing, and it covers unknown routes. Probes and webhook receivers stay exempt.
  */
 export async function registerIpRateLimit(app: FastifyInstance, opts: RateLimitOptions): Promise<void> {
-  await app.register(rateLimit, { global: false, ...opts.store });
-  app.addHook('onRequest', app.rateLimit({
+  // The options at registration and `rateLimit()` without any: the limiter then counts in the plugin's own store
+  // (with options it would make a child store, whose Redis keys carry a route name this hook does not have).
+  await app.register(rateLimit, {
+    global: false,
     max: opts.max,
     timeWindow: WINDOW_MS,
     keyGenerator: (req) => `ip:${req.ip}`,
     allowList: (req) => PROBES.has(req.url.split('?')[0]) || req.url.startsWith(WEBHOOKS),
     errorResponseBuilder: exceeded,
-  }));
+    ...opts.store,
+  });
+  app.addHook('onRequest', app.rateLimit());
 }
 
 /**

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import { Redis } from 'ioredis';
+
+/** The Redis the tests use: ROUTEGATE_TEST_REDIS_URL, else the development machine's (and CI's, see .ci/run). */
+export const TEST_REDIS_URL = process.env.ROUTEGATE_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+
+/**
+ * A connected client for a test that needs a real Redis. Outside CI, an unreachable Redis skips the test with a
+ * message saying how to start one; with CI=true it fails: .ci/run starts Redis, so its absence there is a bug.
+ */
+export async function requireRedis(t: TestContext): Promise<Redis | undefined> {
+  const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  let lastError: Error | undefined;
+  redis.on('error', (err) => { lastError = err; });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    const why = `Redis is not reachable at ${TEST_REDIS_URL} (${(lastError ?? (err as Error)).message})`;
+    if (process.env.CI === 'true') throw new Error(`${why}; CI=true, so this fails instead of skipping: .ci/run starts Redis`);
+    t.skip(`${why}: start one (redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no) or set ROUTEGATE_TEST_REDIS_URL`);
+    return undefined;
+  }
+}
+
+/** A prefix no other test run uses, so runs on one Redis (other agents, CI) never see each other's counts. */
+export function freshPrefix(): string {
+  return `routegate-test-${randomBytes(6).toString('hex')}:`;
+}
+
+/** Every key under the prefix (SCAN, never KEYS on a shared server). */
+export async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+export async function deleteKeysUnder(redis: Redis, prefix: string): Promise<void> {
+  const keys = await keysUnder(redis, prefix);
+  if (keys.length) await redis.del(...keys);
+}
