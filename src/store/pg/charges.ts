@@ -133,7 +133,7 @@ export class PgChargesRepository {
    */
   async update(id: string, patch: ChargePatch): Promise<void> {
     const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
-      .filter((k) => patch[k as keyof ChargePatch] !== undefined && k in COLUMN && !FIXED.has(k));
+      .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
     const values: unknown[] = [id, new Date().toISOString()];
     const sets = keys.map((k) => `${COLUMN[k]} = $${values.push(toColumn(k, patch[k as keyof ChargePatch]))}`);
     const update = `UPDATE charges SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`;

@@ -20,6 +20,8 @@ export const MIGRATION_LOCK_KEY = '5928827733931090292';
 export async function migratePg(pool: pg.Pool, dir: string = PG_MIGRATIONS_DIR): Promise<string[]> {
   const files = fs.readdirSync(dir).filter((f) => /^\d{3}-[\w-]+\.sql$/.test(f)).sort();
   const client = await pool.connect();
+  // Set when the connection may be left mid-transaction or still holding the lock: it is then closed, never reused
+  // (closing it ends the session, which rolls back and releases the lock on the server).
   let broken: Error | undefined;
   try {
     await client.query('SELECT pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
@@ -39,17 +41,18 @@ export async function migratePg(pool: pg.Pool, dir: string = PG_MIGRATIONS_DIR):
           await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [version, file, new Date().toISOString()]);
           await client.query('COMMIT');
         } catch (err) {
-          await client.query('ROLLBACK');
+          await client.query('ROLLBACK').catch(() => {}); // a failed ROLLBACK leaves `broken` to close the connection
           throw Object.assign(new Error(`PostgreSQL migration ${file} failed: ${(err as Error).message}`), { cause: err });
         }
         done.push(file);
       }
       return done;
     } finally {
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]);
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_KEY]).catch((err: Error) => {
+        broken ??= err; // the migrations' own outcome stands; closing the connection releases the lock
+      });
     }
   } catch (err) {
-    // A client whose ROLLBACK or unlock failed may still hold the lock or a transaction: close it, never reuse it.
     broken = err as Error;
     throw err;
   } finally {
