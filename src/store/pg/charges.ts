@@ -1,0 +1,266 @@
+import type { AttemptOutcome, AttemptRecord, ChargePatch, ChargeRecord, ListFilter } from '../charges';
+import type { Queryable } from './pool';
+
+/** Every field of a charge and its column; a Record, so a field added to ChargeRecord fails to compile until mapped. */
+const COLUMN: Record<keyof ChargeRecord, string> = {
+  id: 'id', accountId: 'account_id', gateway: 'gateway', primaryGateway: 'primary_gateway', fallbackUsed: 'fallback_used',
+  externalId: 'external_id', paymentMethod: 'payment_method', status: 'status', amount: 'amount', paidAmount: 'paid_amount',
+  refundedAmount: 'refunded_amount', currency: 'currency', captured: 'captured', description: 'description',
+  customerId: 'customer_id', refs: 'refs', pixQrCode: 'pix_qr_code', pixCopyPaste: 'pix_copy_paste', boletoUrl: 'boleto_url',
+  boletoBarcode: 'boleto_barcode', boletoBarcodeNumber: 'boleto_barcode_number', pixExpiresAt: 'pix_expires_at',
+  boletoDueDate: 'boleto_due_date', card: 'card', metadata: 'metadata', split: 'split', declineCode: 'decline_code', errorCode: 'error_code',
+  errorMessage: 'error_message', createdAt: 'created_at', updatedAt: 'updated_at',
+};
+const KEYS = Object.keys(COLUMN) as Array<keyof ChargeRecord>;
+/** Named columns, never `*`: a prepared `SELECT *` fails in every other process once a migration adds a column. */
+const SELECT = KEYS.map((k) => COLUMN[k]).join(', ');
+const JSON_KEYS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split']);
+/** What a patch may never set (ChargePatch excludes them; a caller's cast cannot move a charge to another account). */
+const FIXED = new Set<keyof ChargeRecord>(['id', 'accountId', 'createdAt', 'updatedAt']);
+
+/** A field as its column holds it: booleans 0/1 and JSON text, as in the SQLite store. */
+function toColumn(key: keyof ChargeRecord, v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (JSON_KEYS.has(key)) return v ? JSON.stringify(v) : null;
+  return v ?? null;
+}
+
+function fromRow(row: Record<string, unknown>): ChargeRecord {
+  const c: Record<string, unknown> = {};
+  for (const key of KEYS) c[key] = row[COLUMN[key]];
+  c.fallbackUsed = row.fallback_used === 1;
+  c.captured = row.captured === null ? null : row.captured === 1;
+  for (const key of JSON_KEYS) c[key] = c[key] ? JSON.parse(c[key] as string) : null;
+  return c as unknown as ChargeRecord;
+}
+
+function attemptFromRow(r: Record<string, unknown>): AttemptRecord {
+  return {
+    seq: r.seq as number, operation: r.operation as string, gateway: r.gateway as string, outcome: r.outcome as AttemptOutcome,
+    errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
+    message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
+    ...(r.external_id ? { externalId: r.external_id as string } : {}), ...(typeof r.amount === 'number' ? { amount: r.amount } : {}),
+    createdAt: r.created_at as string,
+  };
+}
+
+/** The attempt columns both addAttempt and finishAttempt write, in this order. */
+function attemptValues(a: AttemptRecord): unknown[] {
+  return [
+    a.outcome, a.errorCode ?? null, a.failureKind ?? null, a.gatewayStatus ?? null, a.message ?? null, a.ambiguous ? 1 : 0,
+    Math.round(a.durationMs), a.externalId ?? null, a.amount ?? null,
+  ];
+}
+
+const INSERT = {
+  name: 'charges.insert',
+  text: `INSERT INTO charges (${SELECT}, lock_owner, lock_expires_at) VALUES (${[...KEYS, 0, 1].map((_, i) => `$${i + 1}`).join(', ')})`,
+};
+const GET = { name: 'charges.get', text: `SELECT ${SELECT} FROM charges WHERE id = $1 AND account_id = $2` };
+const GET_ANY = { name: 'charges.get-any', text: `SELECT ${SELECT} FROM charges WHERE id = $1` };
+// The charge's own id first, then a gateway id indexed for it, in one round trip.
+const BY_ANY_ID = {
+  name: 'charges.by-any-id',
+  text: `SELECT ${SELECT} FROM (
+      SELECT 0 AS preference, ${SELECT} FROM charges WHERE id = $2 AND account_id = $1
+      UNION ALL
+      SELECT 1 AS preference, ${KEYS.map((k) => `c.${COLUMN[k]}`).join(', ')} FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
+        WHERE n.account_id = $1 AND n.native_id = $2 AND c.account_id = $1
+    ) found ORDER BY preference LIMIT 1`,
+};
+const ADD_ATTEMPT = {
+  name: 'charges.add-attempt',
+  text: `INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous,
+      duration_ms, external_id, amount, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+};
+const FINISH_ATTEMPT = {
+  name: 'charges.finish-attempt',
+  text: `UPDATE charge_attempts SET outcome = $3, error_code = $4, failure_kind = $5, gateway_status = $6, message = $7, ambiguous = $8,
+      duration_ms = $9, external_id = $10, amount = $11 WHERE charge_id = $1 AND seq = $2`,
+};
+const ATTEMPTS = {
+  name: 'charges.attempts',
+  text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at
+    FROM charge_attempts WHERE charge_id = $1 ORDER BY seq`,
+};
+const NEXT_SEQ = { name: 'charges.next-seq', text: 'UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq' };
+// READ COMMITTED: a second UPDATE of the row waits for the first to commit, then re-checks this WHERE on the row as
+// the first left it, so of any number of callers on any number of connections exactly one gets rowCount 1.
+const LOCK = {
+  name: 'charges.lock',
+  text: 'UPDATE charges SET lock_owner = $1, lock_expires_at = $2 WHERE id = $3 AND (lock_owner IS NULL OR lock_expires_at <= $4)',
+};
+const UNLOCK = { name: 'charges.unlock', text: 'UPDATE charges SET lock_owner = NULL, lock_expires_at = NULL WHERE id = $1 AND lock_owner = $2' };
+const DUE_WHERE = "status = 'processing' AND reconcile_after <= $1 AND (lock_owner IS NULL OR lock_expires_at <= $1)";
+const DUE = { name: 'charges.due', text: `SELECT id, account_id FROM charges WHERE ${DUE_WHERE} ORDER BY reconcile_after LIMIT $2` };
+// SKIP LOCKED: a row another reconciler's statement has locked is passed over, not waited for; one it has already
+// claimed and committed fails the re-checked due condition (lock_owner is set). The locking select is a CTE, run
+// exactly once: as `WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)` the planner may rescan it per row,
+// and each rescan skips the rows just updated and returns new ones, so one call took far more than `limit` charges.
+const CLAIM_DUE = {
+  name: 'charges.claim-due',
+  text: `WITH due AS (SELECT id FROM charges WHERE ${DUE_WHERE} ORDER BY reconcile_after LIMIT $2 FOR UPDATE SKIP LOCKED),
+    claimed AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4 FROM due WHERE charges.id = due.id
+      RETURNING charges.id, charges.account_id, charges.reconcile_after)
+    SELECT id, account_id FROM claimed ORDER BY reconcile_after, id`,
+};
+const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
+const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
+const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT reconcile_attempts FROM charges WHERE id = $1' };
+
+/** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
+export interface PgChargesShared {
+  attemptListener?: (chargeId: string, a: AttemptRecord) => void;
+}
+
+/**
+ * Charges and their attempts on PostgreSQL: the contract of ChargesRepository (src/store/charges.ts), every method
+ * async. Each state change is an UPDATE of the columns that changed, made while the caller holds the charge's lock
+ * (lock_owner with a lease, a row value, so it holds across processes); the lock, the operation counter and the
+ * reconciler's claim are each one atomic statement.
+ */
+export class PgChargesRepository {
+  constructor(private readonly q: Queryable, private readonly shared: PgChargesShared) {}
+
+  /** A new charge, locked by its creator until the create is settled. */
+  async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }): Promise<void> {
+    await this.q.query({ ...INSERT, values: [...KEYS.map((k) => toColumn(k, c[k])), lock.owner, lock.expiresAt] });
+  }
+
+  /**
+   * Set exactly these columns (and updated_at); nothing else in the row is written. Every gateway id the patch gives
+   * the charge is indexed for findByAnyId in the same statement, so the two cannot part even outside a transaction.
+   */
+  async update(id: string, patch: ChargePatch): Promise<void> {
+    const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
+      .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
+    const values: unknown[] = [id, new Date().toISOString()];
+    const sets = keys.map((k) => `${COLUMN[k]} = $${values.push(toColumn(k, patch[k as keyof ChargePatch]))}`);
+    const update = `UPDATE charges SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`;
+    const ids = [...new Set([patch.externalId, ...Object.values(patch.refs ?? {})])].filter((v): v is string => typeof v === 'string' && v !== '');
+    if (ids.length === 0) {
+      await this.q.query({ text: update, values });
+      return;
+    }
+    await this.q.query({
+      text: `WITH changed AS (${update} RETURNING id, account_id)
+        INSERT INTO charge_native_ids (account_id, native_id, charge_id)
+        SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(ids)}::text[]) AS n(native_id)
+        ON CONFLICT DO NOTHING`,
+      values,
+    });
+  }
+
+  /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
+  async findByAnyId(accountId: string, id: string): Promise<ChargeRecord | undefined> {
+    const { rows } = await this.q.query({ ...BY_ANY_ID, values: [accountId, id] });
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */
+  async tryLock(id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    return (await this.q.query({ ...LOCK, values: [owner, now + leaseMs, id, now] })).rowCount === 1;
+  }
+
+  async unlock(id: string, owner: string): Promise<void> {
+    await this.q.query({ ...UNLOCK, values: [id, owner] });
+  }
+
+  /** The next operation number of this charge, taken atomically (each gateway call gets its own key from it). */
+  async nextSeq(chargeId: string): Promise<number> {
+    return (await this.q.query<{ op_seq: number }>({ ...NEXT_SEQ, values: [chargeId] })).rows[0]?.op_seq as number;
+  }
+
+  /** Record an attempt; an in_flight one is written before its gateway call. */
+  async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
+    await this.q.query({
+      ...ADD_ATTEMPT,
+      values: [chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString()],
+    });
+    this.notify(chargeId, a);
+  }
+
+  /** Record how an in_flight attempt ended. */
+  async finishAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
+    await this.q.query({ ...FINISH_ATTEMPT, values: [chargeId, a.seq, ...attemptValues(a)] });
+    this.notify(chargeId, a);
+  }
+
+  /** Told of every attempt row written (metrics observe gateway calls here); it can never fail the write. */
+  get attemptListener(): ((chargeId: string, a: AttemptRecord) => void) | undefined {
+    return this.shared.attemptListener;
+  }
+
+  set attemptListener(listener: ((chargeId: string, a: AttemptRecord) => void) | undefined) {
+    this.shared.attemptListener = listener;
+  }
+
+  private notify(chargeId: string, a: AttemptRecord): void {
+    try {
+      this.shared.attemptListener?.(chargeId, a);
+    } catch {
+      // an observer's fault is not the charge's
+    }
+  }
+
+  async get(accountId: string, id: string): Promise<ChargeRecord | undefined> {
+    const { rows } = await this.q.query({ ...GET, values: [id, accountId] });
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  /** Any account's charge (the reconciler works across accounts). */
+  async getById(id: string): Promise<ChargeRecord | undefined> {
+    const { rows } = await this.q.query({ ...GET_ANY, values: [id] });
+    return rows[0] && fromRow(rows[0]);
+  }
+
+  /** `processing` charges whose next reconciliation is due and that nobody holds (a look: nothing is taken). */
+  async dueForReconcile(now: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
+    const { rows } = await this.q.query<{ id: string; account_id: string }>({ ...DUE, values: [now, limit] });
+    return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
+  }
+
+  /**
+   * Take the charge lock (as `owner`, for `leaseMs`) on up to `limit` due `processing` charges nobody holds, in one
+   * statement: reconcilers in several processes get disjoint sets. The caller unlocks each when done with it.
+   */
+  async claimDueForReconcile(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
+    const { rows } = await this.q.query<{ id: string; account_id: string }>({ ...CLAIM_DUE, values: [now, limit, owner, now + leaseMs] });
+    return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
+  }
+
+  async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
+    await this.q.query({ ...SCHEDULE, values: [attempts, after, id] });
+  }
+
+  async processingCount(): Promise<number> {
+    return (await this.q.query<{ n: number }>(PROCESSING_COUNT)).rows[0].n;
+  }
+
+  async reconcileAttempts(id: string): Promise<number> {
+    return (await this.q.query<{ reconcile_attempts: number }>({ ...RECONCILE_ATTEMPTS, values: [id] })).rows[0]?.reconcile_attempts ?? 0;
+  }
+
+  async attempts(chargeId: string): Promise<AttemptRecord[]> {
+    return (await this.q.query({ ...ATTEMPTS, values: [chargeId] })).rows.map(attemptFromRow);
+  }
+
+  /**
+   * Newest first, ties by id; `after` is the last row of the previous page (keyset pagination, stable under
+   * inserts), and `offset` skips rows of the same ordered scan (native list APIs that page by offset). Eight
+   * shapes (status, gateway, cursor), each a named statement.
+   */
+  async list(accountId: string, f: ListFilter): Promise<ChargeRecord[]> {
+    const values: unknown[] = [accountId, f.limit, f.offset ?? 0];
+    const where = ['account_id = $1'];
+    if (f.status) where.push(`status = $${values.push(f.status)}`);
+    if (f.gateway) where.push(`gateway = $${values.push(f.gateway)}`);
+    if (f.after) where.push(`(created_at, id) < ($${values.push(f.after.createdAt)}, $${values.push(f.after.id)})`);
+    const { rows } = await this.q.query({
+      name: `charges.list.${f.status ? 's' : ''}${f.gateway ? 'g' : ''}${f.after ? 'a' : ''}`,
+      text: `SELECT ${SELECT} FROM charges WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      values,
+    });
+    return rows.map(fromRow);
+  }
+}
