@@ -34,8 +34,8 @@ export class PgChangeFeed {
   private readonly maxBackoffMs: number;
   private version = 0;
   private client: Client | undefined;
-  /** When the last round trip that returned was sent: notifications committed before then have all arrived. */
-  private provenAt = 0;
+  /** When (monotonic clock) the last round trip that returned was sent: notifications committed before then have all arrived. */
+  private provenAt = -Infinity;
   /** The connection whose heartbeat has not answered yet. */
   private awaitingHeartbeat: Client | undefined;
   private failures = 0;
@@ -92,7 +92,7 @@ export class PgChangeFeed {
 
   /** Connected, listening, and proven alive within `maxSilenceMs`. */
   get listening(): boolean {
-    return this.client !== undefined && Date.now() - this.provenAt <= this.maxSilenceMs;
+    return this.client !== undefined && performance.now() - this.provenAt <= this.maxSilenceMs;
   }
 
   /** The listening connection's backend process id (pg_stat_activity.pid), while connected. */
@@ -121,7 +121,7 @@ export class PgChangeFeed {
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
     try {
-      const sentAt = Date.now();
+      const sentAt = performance.now();
       await client.connect();
       await client.query(`LISTEN ${CACHE_CHANNEL}`);
       if (this.closed) {
@@ -145,11 +145,11 @@ export class PgChangeFeed {
     if (!client) return;
     if (this.awaitingHeartbeat === client) {
       // No answer within the bound: the connection may be dead without saying so (a partition, a frozen peer).
-      if (Date.now() - this.provenAt > this.maxSilenceMs) this.lost(client, new Error('PgChangeFeed: listening connection silent'));
+      if (performance.now() - this.provenAt > this.maxSilenceMs) this.lost(client, new Error('PgChangeFeed: listening connection silent'));
       return;
     }
     this.awaitingHeartbeat = client;
-    const sentAt = Date.now();
+    const sentAt = performance.now();
     // PostgreSQL sends pending notifications before a query's answer: when it arrives, every notification
     // committed before `sentAt` has been counted.
     client.query('SELECT 1').then(
