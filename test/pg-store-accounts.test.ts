@@ -8,6 +8,7 @@ import { gatewaySettingNames } from '../src/gateways/account-settings';
 import type { PgAccountsRepository } from '../src/store/pg/accounts';
 import { PgApiKeysRepository } from '../src/store/pg/api-keys';
 import { createPgReadCaches } from '../src/store/pg/read-caches';
+import { atomically, type Queryable } from '../src/store/pg/queryable';
 import type { PgCredentialsRepository } from '../src/store/pg/credentials';
 import { seal, sha256Hex } from '../src/lib/crypto';
 import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
@@ -211,4 +212,40 @@ test('credentials: list by gateway, get by account and gateway, delete answers w
   assert.equal(await p.credentials.delete(a.id, 'gw_a'), false);
   assert.deepEqual((await p.credentials.get(b.id, 'gw_a'))?.masked, { k: 'b' });
   assert.deepEqual(await p.credentials.list('acc_nope'), []);
+});
+
+test('replace in a store transaction is part of it: rolled back with it, the old key still works', async () => {
+  const a = await newAccount();
+  await p.apiKeys.replace(a.id, sha256Hex(`tk_${a.id}_old`), 'old');
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await new PgApiKeysRepository(client, p.caches).replace(a.id, sha256Hex(`tk_${a.id}_new`), 'new');
+    assert.equal(client.getTransactionStatus(), 'T', 'no COMMIT of its own');
+    await client.query('ROLLBACK');
+  } finally {
+    client.release();
+  }
+  assert.equal((await p.apiKeys.live(a.id))?.hint, 'old');
+  assert.equal(await p.apiKeys.findByHash(sha256Hex(`tk_${a.id}_new`)), undefined);
+});
+
+test('atomically: its own transaction on the pool or an idle client; nothing stays of work that failed', async () => {
+  const a = await newAccount();
+  const insertKey = (q: Queryable, n: string) => q.query("INSERT INTO api_keys (id, account_id, key_hash, key_hint, created_at) VALUES ($1, $2, $1, 'h', 'now')", [n, a.id]);
+  const boom = new Error('boom');
+  await assert.rejects(atomically(db.pool, async (tx) => { await insertKey(tx, `k_${a.id}_1`); throw boom; }), boom);
+  const client = await db.pool.connect();
+  try {
+    await assert.rejects(atomically(client, async (tx) => { await insertKey(tx, `k_${a.id}_2`); throw boom; }), boom);
+    assert.equal(client.getTransactionStatus(), 'I');
+    await atomically(client, (tx) => insertKey(tx, `k_${a.id}_3`));
+    assert.equal(client.getTransactionStatus(), 'I', 'committed');
+  } finally {
+    client.release();
+  }
+  await atomically(db.pool, (tx) => insertKey(tx, `k_${a.id}_4`));
+  const { rows } = await db.pool.query('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id', [a.id]);
+  assert.deepEqual(rows.map((r) => r.id), [`k_${a.id}_3`, `k_${a.id}_4`]);
+  assert.equal(db.pool.idleCount, db.pool.totalCount, 'every client went back to the pool');
 });
