@@ -5,7 +5,7 @@ import { defaultSettings, type AccountsRepository, type SettingsRow } from '../s
 import type { ApiKeysRepository } from '../src/store/api-keys';
 import type { CredentialsRepository } from '../src/store/credentials';
 import { gatewaySettingNames } from '../src/gateways/account-settings';
-import type { PgAccountsRepository } from '../src/store/pg/accounts';
+import { PgAccountsRepository } from '../src/store/pg/accounts';
 import { PgApiKeysRepository } from '../src/store/pg/api-keys';
 import { createPgReadCaches } from '../src/store/pg/read-caches';
 import { atomically, type Queryable } from '../src/store/pg/queryable';
@@ -248,4 +248,28 @@ test('atomically: its own transaction on the pool or an idle client; nothing sta
   const { rows } = await db.pool.query('SELECT id FROM api_keys WHERE account_id = $1 ORDER BY id', [a.id]);
   assert.deepEqual(rows.map((r) => r.id), [`k_${a.id}_3`, `k_${a.id}_4`]);
   assert.equal(db.pool.idleCount, db.pool.totalCount, 'every client went back to the pool');
+});
+
+test("a transaction reads its own writes, and what it read is not kept for others: a rollback leaves no phantom key or account state", async () => {
+  const a = await newAccount();
+  await p.accounts.setActive(a.id, false);
+  await p.apiKeys.replace(a.id, sha256Hex(`tk_${a.id}_old`), 'old');
+  await p.feed.sync();
+  assert.equal((await p.accounts.get(a.id))?.active, false);
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const tx = { accounts: new PgAccountsRepository(client, p.caches), apiKeys: new PgApiKeysRepository(client, p.caches) };
+    await tx.accounts.setActive(a.id, true);
+    assert.equal((await tx.accounts.get(a.id))?.active, true, 'its own write');
+    await tx.apiKeys.replace(a.id, sha256Hex(`tk_${a.id}_new`), 'new');
+    assert.equal((await tx.apiKeys.findByHash(sha256Hex(`tk_${a.id}_new`)))?.revoked, false);
+    assert.equal((await tx.apiKeys.findByHash(sha256Hex(`tk_${a.id}_old`)))?.revoked, true);
+    await client.query('ROLLBACK');
+  } finally {
+    client.release();
+  }
+  assert.equal((await p.accounts.get(a.id))?.active, false, 'the deactivated account stays refused');
+  assert.equal(await p.apiKeys.findByHash(sha256Hex(`tk_${a.id}_new`)), undefined, 'a key that was never committed does not authenticate');
+  assert.equal((await p.apiKeys.findByHash(sha256Hex(`tk_${a.id}_old`)))?.revoked, false);
 });

@@ -3,7 +3,7 @@ import { type AccountRow, type SettingsRow, defaultSettings } from '../accounts'
 import { gatewaySettingDefaults, gatewaySettingNames } from '../../gateways/account-settings';
 import type { Queryable } from './queryable';
 import { notifySql } from './change-feed';
-import { type PgReadCaches, writeThrough } from './read-caches';
+import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
 
 interface RawAccount { id: string; name: string; email: string; active: number | string; webhook_token: string; created_at: string; updated_at: string }
 interface RawSettings {
@@ -43,9 +43,9 @@ export class PgAccountsRepository {
     return toAccount(rows[0]);
   }
 
-  /** Read on every authenticated request: cached until any write (see ReadCache, PgChangeFeed). */
+  /** Read on every authenticated request: cached until any write (see ReadCache, PgChangeFeed; cachedRead). */
   async get(id: string): Promise<AccountRow | undefined> {
-    return this.shared.accounts.getAsync(id, async () => {
+    return cachedRead(this.q, this.shared.accounts, id, async () => {
       const { rows } = await this.q.query<RawAccount>({ name: 'accounts.byId', text: SQL.byId, values: [id] });
       return rows[0] && toAccount(rows[0]);
     });
@@ -68,7 +68,7 @@ export class PgAccountsRepository {
   }
 
   async settings(id: string): Promise<SettingsRow> {
-    return (await this.shared.settings.getAsync(id, () => this.readSettings(id)))!;
+    return (await cachedRead(this.q, this.shared.settings, id, () => this.readSettings(id)))!;
   }
 
   private async readSettings(id: string): Promise<SettingsRow> {

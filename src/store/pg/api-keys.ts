@@ -3,7 +3,7 @@ import { nowIso } from '../db';
 import type { ApiKeyRecord, LiveKey } from '../api-keys';
 import { atomically, type Queryable } from './queryable';
 import { notifySql } from './change-feed';
-import { type PgReadCaches, writeThrough } from './read-caches';
+import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
 
 const SQL = {
   // Two rotations of one account in two processes queue on the account's row; the second then revokes the
@@ -27,9 +27,9 @@ export class PgApiKeysRepository {
     }));
   }
 
-  /** Read on every authenticated request: cached until any write (see ReadCache, PgChangeFeed). */
+  /** Read on every authenticated request: cached until any write (see ReadCache, PgChangeFeed; cachedRead). */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    return this.shared.apiKeys.getAsync(keyHash, async () => {
+    return cachedRead(this.q, this.shared.apiKeys, keyHash, async () => {
       const { rows } = await this.q.query<{ id: string; account_id: string; revoked_at: string | null }>({ name: 'apiKeys.byHash', text: SQL.byHash, values: [keyHash] });
       const r = rows[0];
       return r && { id: r.id, accountId: r.account_id, revoked: r.revoked_at !== null };

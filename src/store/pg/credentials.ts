@@ -3,7 +3,7 @@ import type { Sealed } from '../../lib/crypto';
 import type { CredentialRow } from '../credentials';
 import type { Queryable } from './queryable';
 import { notifySql } from './change-feed';
-import { type PgReadCaches, writeThrough } from './read-caches';
+import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
 
 const COLUMNS = 'gateway, ciphertext, iv, tag, masked, created_at, updated_at';
 
@@ -32,10 +32,10 @@ export class PgCredentialsRepository {
     await writeThrough(this.shared.feed, () => this.q.query({ name: 'credentials.upsert', text: SQL.upsert, values }));
   }
 
-  /** Read on every charge attempt: cached until any write (see ReadCache, PgChangeFeed). */
+  /** Read on every charge attempt: cached until any write (see ReadCache, PgChangeFeed; cachedRead). */
   async get(accountId: string, gateway: string): Promise<CredentialRow | undefined> {
     // JSON of the pair, not `${a}:${b}`: an id or gateway holding ':' cannot make two pairs one key.
-    return this.shared.credentials.getAsync(JSON.stringify([accountId, gateway]), async () => {
+    return cachedRead(this.q, this.shared.credentials, JSON.stringify([accountId, gateway]), async () => {
       const { rows } = await this.q.query<Raw>({ name: 'credentials.get', text: SQL.get, values: [accountId, gateway] });
       return rows[0] && toRow(rows[0]);
     });

@@ -1,3 +1,4 @@
+import { Pool } from 'pg';
 import { ReadCache } from '../read-cache';
 import type { AccountRow, SettingsRow } from '../accounts';
 import type { ApiKeyRecord } from '../api-keys';
@@ -23,6 +24,15 @@ export interface PgReadCaches {
 
 export function createPgReadCaches(feed: CacheVersion): PgReadCaches {
   return { feed, accounts: new ReadCache(feed), settings: new ReadCache(feed), apiKeys: new ReadCache(feed), credentials: new ReadCache(feed) };
+}
+
+/**
+ * A point read through `cache` for a repository bound to the pool. One bound to a client (a transaction) reads
+ * through its client and leaves the caches alone: it may see its own uncommitted writes, which must neither be
+ * kept for other requests (the transaction may roll back) nor be hidden by a committed row from the cache.
+ */
+export function cachedRead<V>(q: unknown, cache: ReadCache<V>, key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+  return q instanceof Pool ? cache.getAsync(key, load) : load();
 }
 
 /** Runs a write to a cached table, then drops this process's cached reads, also when the outcome is unknown. */
