@@ -262,6 +262,22 @@ test('claimDue from three pools at once: disjoint sets that cover every due deli
   }
 });
 
+test('claim of one delivery by three pools at once: exactly one holder', async () => {
+  const acc = await account();
+  const pools = [db.newPool(), db.newPool(), db.newPool()];
+  try {
+    for (let round = 0; round < 10; round++) {
+      const id = await delivery(acc, { nextAttemptAt: 1000 });
+      const wins = await Promise.all(pools.map((pool, i) => new PgDeliveriesRepository(pool).claim(id, `w${i}`, 5000, 30_000)));
+      assert.equal(wins.filter(Boolean).length, 1, `round ${round}: ${wins}`);
+      const { rows } = await db.pool.query('SELECT lease_owner FROM deliveries WHERE id = $1', [id]);
+      assert.equal(rows[0].lease_owner, `w${wins.indexOf(true)}`);
+    }
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
+});
+
 test('claimDue skips a delivery another process has locked instead of waiting for it', async () => {
   await db.pool.query('DELETE FROM delivery_attempts');
   await db.pool.query('DELETE FROM deliveries');
