@@ -36,8 +36,11 @@ export class ReadCache<V> {
   // account) is cached too, boxed, since lru-cache stores no undefined values.
   private readonly entries: LRUCache<string, { value: V | undefined }>;
   private seen = -1;
+  // Counts clear() calls, so a load in flight across one (getAsync) is not stored: it may have read the old row.
+  private cleared = 0;
 
-  constructor(private readonly external: ExternalWrites, maxEntries = 10_000) {
+  /** `external`: ExternalWrites (SQLite) or PgChangeFeed; a different number from `current()` empties the cache. */
+  constructor(private readonly external: { current(): number }, maxEntries = 10_000) {
     this.entries = new LRUCache({ max: maxEntries });
   }
 
@@ -58,7 +61,28 @@ export class ReadCache<V> {
     return value;
   }
 
+  /**
+   * `get` for a load that awaits (PostgreSQL). The value is stored only when nothing changed while it loaded
+   * (same version before and after, no clear()): a load that raced a write may have read the row before it.
+   * Two concurrent misses of one key may both load.
+   */
+  async getAsync(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const version = this.external.current();
+    if (version !== this.seen) {
+      this.entries.clear();
+      this.seen = version;
+    }
+    const hit = this.entries.get(key);
+    if (hit) return hit.value;
+    const cleared = this.cleared;
+    const value = await load();
+    const frozen = value === undefined ? undefined : deepFreeze(value);
+    if (this.cleared === cleared && this.seen === version && this.external.current() === version) this.entries.set(key, { value: frozen });
+    return frozen;
+  }
+
   clear(): void {
+    this.cleared++;
     this.entries.clear();
   }
 }

@@ -1,0 +1,99 @@
+import { nowIso } from '../db';
+import { type AccountRow, type SettingsRow, defaultSettings } from '../accounts';
+import { gatewaySettingDefaults, gatewaySettingNames } from '../../gateways/account-settings';
+import type { Queryable } from './queryable';
+import { notifySql } from './change-feed';
+import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
+
+interface RawAccount { id: string; name: string; email: string; active: number | string; webhook_token: string; created_at: string; updated_at: string }
+interface RawSettings {
+  primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
+  gateway_settings: string;
+}
+
+const ACCOUNT_COLUMNS = 'id, name, email, active, webhook_token, created_at, updated_at';
+
+function toAccount(r: RawAccount): AccountRow {
+  return { id: r.id, name: r.name, email: r.email, active: Number(r.active) === 1, webhookToken: r.webhook_token, createdAt: r.created_at, updatedAt: r.updated_at };
+}
+
+const SQL = {
+  // One statement: the account and its settings row commit together, with the notification.
+  create: `WITH a AS (INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $5, $5)
+      RETURNING ${ACCOUNT_COLUMNS}),
+    s AS (INSERT INTO settings (account_id, gateway_fallbacks, response_format, updated_at) SELECT id, '[]', 'full', $5 FROM a)
+    SELECT a.*, ${notifySql('accounts')} FROM a`,
+  byId: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`,
+  byWebhookToken: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE webhook_token = $1`,
+  all: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`,
+  setActive: `UPDATE accounts SET active = $1, updated_at = $2 WHERE id = $3 RETURNING ${notifySql('accounts')}`,
+  settingsById: `SELECT primary_gateway, gateway_fallbacks, compatibility_mode, response_format, webhook_forward_url, gateway_settings
+    FROM settings WHERE account_id = $1`,
+  saveSettings: `UPDATE settings SET primary_gateway = $1, gateway_fallbacks = $2, compatibility_mode = $3, response_format = $4, webhook_forward_url = $5,
+    gateway_settings = $6, updated_at = $7 WHERE account_id = $8 RETURNING ${notifySql('settings')}`,
+};
+
+/** Accounts and their settings (PostgreSQL; the contract of AccountsRepository, asynchronous). */
+export class PgAccountsRepository {
+  constructor(private readonly q: Queryable, private readonly shared: Pick<PgReadCaches, 'feed' | 'accounts' | 'settings'>) {}
+
+  async create(a: { id: string; name: string; email: string; webhookToken: string }): Promise<AccountRow> {
+    const { rows } = await writeThrough(this.shared.feed, () =>
+      this.q.query<RawAccount>({ name: 'accounts.create', text: SQL.create, values: [a.id, a.name, a.email, a.webhookToken, nowIso()] }));
+    return toAccount(rows[0]);
+  }
+
+  /** Read on every authenticated request: cached until any write (see ReadCache, PgChangeFeed; cachedRead). */
+  async get(id: string): Promise<AccountRow | undefined> {
+    return cachedRead(this.q, this.shared.accounts, id, async () => {
+      const { rows } = await this.q.query<RawAccount>({ name: 'accounts.byId', text: SQL.byId, values: [id] });
+      return rows[0] && toAccount(rows[0]);
+    });
+  }
+
+  async getByWebhookToken(token: string): Promise<AccountRow | undefined> {
+    const { rows } = await this.q.query<RawAccount>({ name: 'accounts.byWebhookToken', text: SQL.byWebhookToken, values: [token] });
+    return rows[0] && toAccount(rows[0]);
+  }
+
+  async list(): Promise<AccountRow[]> {
+    const { rows } = await this.q.query<RawAccount>({ name: 'accounts.all', text: SQL.all });
+    return rows.map(toAccount);
+  }
+
+  async setActive(id: string, active: boolean): Promise<boolean> {
+    const res = await writeThrough(this.shared.feed, () =>
+      this.q.query({ name: 'accounts.setActive', text: SQL.setActive, values: [active ? 1 : 0, nowIso(), id] }));
+    return res.rowCount === 1;
+  }
+
+  async settings(id: string): Promise<SettingsRow> {
+    return (await cachedRead(this.q, this.shared.settings, id, () => this.readSettings(id)))!;
+  }
+
+  private async readSettings(id: string): Promise<SettingsRow> {
+    const { rows } = await this.q.query<RawSettings>({ name: 'accounts.settingsById', text: SQL.settingsById, values: [id] });
+    const r = rows[0];
+    if (!r) return defaultSettings();
+    const declared = gatewaySettingDefaults();
+    const stored = JSON.parse(r.gateway_settings) as Record<string, unknown>;
+    for (const name of Object.keys(declared)) if (Object.hasOwn(stored, name)) declared[name] = stored[name];
+    return {
+      ...declared,
+      primaryGateway: r.primary_gateway,
+      gatewayFallbacks: JSON.parse(r.gateway_fallbacks),
+      compatibilityMode: r.compatibility_mode,
+      responseFormat: r.response_format as SettingsRow['responseFormat'],
+      webhookForwardUrl: r.webhook_forward_url,
+    };
+  }
+
+  async saveSettings(id: string, s: SettingsRow): Promise<void> {
+    const values = [s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id];
+    await writeThrough(this.shared.feed, () => this.q.query({ name: 'accounts.saveSettings', text: SQL.saveSettings, values }));
+  }
+}
+
+function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {
+  return Object.fromEntries(gatewaySettingNames().filter((n) => s[n] !== undefined).map((n) => [n, s[n]]));
+}

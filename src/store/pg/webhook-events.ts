@@ -1,0 +1,66 @@
+import type { WebhookEventRecord } from '../webhook-events';
+import type { Queryable } from './queryable';
+
+interface Raw {
+  id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string;
+  verified: number | string | null;
+}
+
+const toRecord = (r: Raw): WebhookEventRecord => ({
+  id: r.id, accountId: r.account_id, gateway: r.gateway, gatewayEventId: r.gateway_event_id, type: r.type, chargeId: r.charge_id, payload: r.payload, createdAt: r.created_at,
+  verified: r.verified === null ? null : Number(r.verified) === 1,
+});
+
+const COLUMNS = 'id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified';
+
+const SQL = {
+  // SQLite's INSERT OR IGNORE: a second event with the same (account, gateway, gateway event id) writes nothing.
+  insert: `INSERT INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+  byGatewayId: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 AND gateway = $2 AND gateway_event_id = $3`,
+  byId: `SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND account_id = $2`,
+  list: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+  // A row value: PostgreSQL seeks to it in webhook_events_account_created.
+  listAfter: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
+  chargeByExternal: 'SELECT id, account_id FROM charges WHERE gateway = $1 AND external_id = $2 ORDER BY created_at DESC LIMIT 1',
+  chargeById: 'SELECT id, account_id FROM charges WHERE id = $1 AND gateway = $2',
+};
+
+/** Gateway events as RouteGate events (PostgreSQL; the contract of WebhookEventsRepository, asynchronous). */
+export class PgWebhookEventsRepository {
+  constructor(private readonly q: Queryable) {}
+
+  /** false when the event is there already (a duplicate): nothing is written. */
+  async insert(e: WebhookEventRecord): Promise<boolean> {
+    const values = [e.id, e.accountId, e.gateway, e.gatewayEventId, e.type, e.chargeId, e.payload, e.createdAt, e.verified === null ? null : Number(e.verified)];
+    const res = await this.q.query({ name: 'webhookEvents.insert', text: SQL.insert, values });
+    return res.rowCount === 1;
+  }
+
+  async findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): Promise<WebhookEventRecord | undefined> {
+    const { rows } = await this.q.query<Raw>({ name: 'webhookEvents.byGatewayId', text: SQL.byGatewayId, values: [accountId, gateway, gatewayEventId] });
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async get(accountId: string, id: string): Promise<WebhookEventRecord | undefined> {
+    const { rows } = await this.q.query<Raw>({ name: 'webhookEvents.byId', text: SQL.byId, values: [id, accountId] });
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  /** Newest first; `after` is the last event of the previous page. */
+  async list(accountId: string, limit: number, after?: { createdAt: string; id: string }): Promise<WebhookEventRecord[]> {
+    const { rows } = after
+      ? await this.q.query<Raw>({ name: 'webhookEvents.listAfter', text: SQL.listAfter, values: [accountId, limit, after.createdAt, after.id] })
+      : await this.q.query<Raw>({ name: 'webhookEvents.list', text: SQL.list, values: [accountId, limit] });
+    return rows.map(toRecord);
+  }
+
+  /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
+  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
+    type Row = { id: string; account_id: string };
+    let r: Row | undefined;
+    if (externalId) r = (await this.q.query<Row>({ name: 'webhookEvents.chargeByExternal', text: SQL.chargeByExternal, values: [gateway, externalId] })).rows[0];
+    if (!r && reference) r = (await this.q.query<Row>({ name: 'webhookEvents.chargeById', text: SQL.chargeById, values: [reference, gateway] })).rows[0];
+    return r && { id: r.id, accountId: r.account_id };
+  }
+}

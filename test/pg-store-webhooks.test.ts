@@ -1,0 +1,148 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { WebhookEventRecord, WebhookEventsRepository } from '../src/store/webhook-events';
+import type { SigningSecretsRepository } from '../src/store/signing-secrets';
+import { PgWebhookEventsRepository } from '../src/store/pg/webhook-events';
+import { PgSigningSecretsRepository } from '../src/store/pg/signing-secrets';
+import { seal } from '../src/lib/crypto';
+import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
+import type { SameAsync } from './helpers/async-contract';
+
+// Issue 17: the PostgreSQL webhook events and signing secrets keep the SQLite contract; a gateway event is
+// stored once however many processes receive it.
+
+const contracts: [SameAsync<PgWebhookEventsRepository, WebhookEventsRepository>, SameAsync<PgSigningSecretsRepository, SigningSecretsRepository>] = [true, true];
+
+let db: ScratchDatabase;
+let events: PgWebhookEventsRepository;
+let secrets: PgSigningSecretsRepository;
+
+before(async () => {
+  db = await scratchPgDatabase();
+  events = new PgWebhookEventsRepository(db.pool);
+  secrets = new PgSigningSecretsRepository(db.pool);
+});
+
+after(async () => {
+  await db?.drop();
+});
+
+async function account(): Promise<string> {
+  const id = `acc_${randomUUID()}`;
+  await db.pool.query("INSERT INTO accounts (id, name, email, webhook_token, created_at, updated_at) VALUES ($1, 'Loja', 'l@example.com', $2, 'now', 'now')", [id, `wh_${id}`]);
+  return id;
+}
+
+function event(accountId: string, over: Partial<WebhookEventRecord> = {}): WebhookEventRecord {
+  return {
+    id: `evt_${randomUUID()}`, accountId, gateway: 'gw_one', gatewayEventId: `ge_${randomUUID()}`, type: 'charge.paid', chargeId: null,
+    payload: '{"type":"charge.paid"}', createdAt: new Date().toISOString(), verified: true, ...over,
+  };
+}
+
+test('the repositories have the SQLite public methods, each async (checked by the compiler)', () => {
+  assert.deepEqual(contracts, [true, true]);
+});
+
+test('webhook events: one per (account, gateway, gateway event id); a duplicate writes nothing', async () => {
+  const acc = await account();
+  const other = await account();
+  const e = event(acc, { verified: false, chargeId: 'ch_1' });
+  assert.equal(await events.insert(e), true);
+  assert.equal(await events.insert({ ...e, id: `evt_${randomUUID()}`, payload: '{"changed":true}' }), false, 'same gateway event again');
+  assert.deepEqual(await events.findByGatewayId(acc, 'gw_one', e.gatewayEventId), e, 'the first one kept, as it was');
+  assert.equal(await events.insert({ ...e, id: `evt_${randomUUID()}`, gateway: 'gw_two' }), true, 'same id at another gateway');
+  assert.equal(await events.insert({ ...e, id: `evt_${randomUUID()}`, accountId: other }), true, 'same id for another account');
+  const { rows } = await db.pool.query('SELECT COUNT(*) AS n FROM webhook_events WHERE gateway_event_id = $1', [e.gatewayEventId]);
+  assert.equal(rows[0].n, 3);
+});
+
+test('webhook events: the same gateway event stored at once by three pools is stored once', async () => {
+  const acc = await account();
+  const pools = [db.newPool(), db.newPool(), db.newPool()];
+  try {
+    for (let round = 0; round < 5; round++) {
+      const e = event(acc);
+      const results = await Promise.all(pools.map((pool) => new PgWebhookEventsRepository(pool).insert({ ...e, id: `evt_${randomUUID()}` })));
+      assert.equal(results.filter(Boolean).length, 1, `round ${round}: ${results}`);
+    }
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
+});
+
+test('webhook events: verified true, false and unknown (null) come back as stored; get is scoped to the account', async () => {
+  const acc = await account();
+  const other = await account();
+  for (const verified of [true, false, null]) {
+    const e = event(acc, { verified });
+    await events.insert(e);
+    assert.deepEqual(await events.get(acc, e.id), e);
+    assert.equal(await events.get(other, e.id), undefined);
+  }
+  assert.equal(await events.findByGatewayId(acc, 'gw_one', 'ge_unknown'), undefined);
+});
+
+test('webhook events: list is newest first, by id on equal times, and pages with `after`', async () => {
+  const acc = await account();
+  const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString();
+  const made = [
+    event(acc, { id: 'evt_a', createdAt: at(1) }), event(acc, { id: 'evt_c', createdAt: at(2) }), event(acc, { id: 'evt_b', createdAt: at(2) }),
+    event(acc, { id: 'evt_B', createdAt: at(2) }), event(acc, { id: 'evt_d', createdAt: at(3) }),
+  ];
+  for (const e of made) await events.insert(e);
+  const expected = ['evt_d', 'evt_c', 'evt_b', 'evt_B', 'evt_a'];
+  assert.deepEqual((await events.list(acc, 10)).map((e) => e.id), expected);
+  const pages: string[][] = [];
+  let after: WebhookEventRecord | undefined;
+  for (;;) {
+    const page = await events.list(acc, 2, after && { createdAt: after.createdAt, id: after.id });
+    if (page.length === 0) break;
+    pages.push(page.map((e) => e.id));
+    after = page[page.length - 1];
+  }
+  assert.deepEqual(pages, [['evt_d', 'evt_c'], ['evt_b', 'evt_B'], ['evt_a']]);
+  assert.deepEqual(await events.list(await account(), 10), []);
+});
+
+test("webhook events: findCharge by the gateway's id (newest), else by RouteGate's id at that gateway", async () => {
+  const acc = await account();
+  const charge = (id: string, gateway: string, externalId: string | null, createdAt: string) => db.pool.query(
+    `INSERT INTO charges (id, account_id, gateway, external_id, payment_method, status, amount, currency, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'pix', 'pending', 1000, 'BRL', $5, $5)`, [id, acc, gateway, externalId, createdAt]);
+  await charge('ch_old', 'gw_one', 'ext_1', '2030-01-01T00:00:00.000Z');
+  await charge('ch_new', 'gw_one', 'ext_1', '2030-01-02T00:00:00.000Z');
+  await charge('ch_ref', 'gw_one', null, '2030-01-03T00:00:00.000Z');
+  await charge('ch_two', 'gw_two', 'ext_2', '2030-01-03T00:00:00.000Z');
+  assert.deepEqual(await events.findCharge('gw_one', 'ext_1', 'ch_ref'), { id: 'ch_new', accountId: acc });
+  assert.deepEqual(await events.findCharge('gw_one', 'ext_unknown', 'ch_ref'), { id: 'ch_ref', accountId: acc });
+  assert.deepEqual(await events.findCharge('gw_one', undefined, 'ch_ref'), { id: 'ch_ref', accountId: acc });
+  assert.equal(await events.findCharge('gw_one', 'ext_2', 'ch_two'), undefined, "another gateway's charge is not this event's");
+  assert.equal(await events.findCharge('gw_one', undefined, undefined), undefined);
+});
+
+test('signing secrets: sealed bytes as stored; active ones newest first; expireAll brings expiries forward only', async () => {
+  const acc = await account();
+  const other = await account();
+  const key = Buffer.alloc(32, 9);
+  const secret = (id: string, createdAt: string) => ({ id, accountId: acc, createdAt, ...seal(key, `whsec_${id}`, `${acc}:${id}`) });
+  const s1 = secret('ss_1', '2030-01-01T00:00:00.000Z');
+  const s2 = secret('ss_2', '2030-01-02T00:00:00.000Z');
+  await secrets.insert(s1);
+  await secrets.insert(s2);
+  await secrets.insert({ ...secret('ss_other', '2030-01-03T00:00:00.000Z'), accountId: other });
+  const active = await secrets.active(acc, 1000);
+  assert.deepEqual(active, [{ ...s2, expiresAt: null }, { ...s1, expiresAt: null }]);
+  assert.ok(Buffer.isBuffer(active[0].ciphertext));
+
+  await secrets.expireAll(acc, 5000); // a rotation: both keep signing until 5 000
+  await secrets.insert(secret('ss_3', '2030-01-04T00:00:00.000Z'));
+  assert.deepEqual((await secrets.active(acc, 4999)).map((r) => [r.id, r.expiresAt]), [['ss_3', null], ['ss_2', 5000], ['ss_1', 5000]]);
+  assert.deepEqual((await secrets.active(acc, 5000)).map((r) => r.id), ['ss_3'], 'expired at 5 000');
+  await secrets.expireAll(acc, 7000); // later than the earlier ones' expiry: those are not pushed back
+  assert.deepEqual((await secrets.active(acc, 4999)).map((r) => [r.id, r.expiresAt]), [['ss_3', 7000], ['ss_2', 5000], ['ss_1', 5000]]);
+  await secrets.expireAll(acc, 3000); // earlier: brought forward
+  assert.deepEqual((await secrets.active(acc, 2999)).map((r) => [r.id, r.expiresAt]), [['ss_3', 3000], ['ss_2', 3000], ['ss_1', 3000]]);
+  assert.deepEqual((await secrets.active(other, 9_999_999)).map((r) => r.id), ['ss_other']);
+});
