@@ -1,3 +1,4 @@
+import { SQLITE_ONLY } from './helpers/test-db';
 import type { SqliteStore } from '../src/store';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,7 +38,7 @@ test('credentials are stored per gateway and listed masked only', async () => {
   for (const creds of Object.values(SECRETS)) for (const secret of Object.values(creds)) assert.ok(!list.text.includes(secret));
 });
 
-test('the raw SQLite files contain none of the stored secrets', async () => {
+test('the raw SQLite files contain none of the stored secrets', { skip: SQLITE_ONLY }, async () => {
   (svc.app.store as SqliteStore).db.pragma('wal_checkpoint(TRUNCATE)');
   const files = [svc.dbPath, `${svc.dbPath}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f));
   for (const creds of Object.values(SECRETS)) {

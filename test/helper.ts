@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app';
 import { loadConfig, type Config } from '../src/config';
 import { AccountService } from '../src/accounts/service';
+import { testDatabase } from './helpers/test-db';
 import assert from 'node:assert/strict';
 
 export interface Reply {
@@ -52,12 +53,14 @@ export interface Service {
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-test-'));
   const dbPath = path.join(dir, 'routegate.db');
+  const database = await testDatabase();
   const config = loadConfig({
     ROUTEGATE_DB: dbPath,
     ROUTEGATE_MASTER_KEY: 'a'.repeat(64),
     ROUTEGATE_LOG_LEVEL: 'info',
     PORT: '0',
     ROUTEGATE_PUBLIC_URL: 'https://pay.example.com',
+    ...database.env,
     ...env,
   });
   const logs: string[] = [];
@@ -78,6 +81,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     call: (method, p, opts = {}) => call(url, method, p, opts),
     close: async () => {
       await app.close();
+      await database.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

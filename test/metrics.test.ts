@@ -1,3 +1,4 @@
+import { SQLITE_ONLY } from './helpers/test-db';
 import type { SqliteStore } from '../src/store';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -102,7 +103,7 @@ test('/health and /ready answer without a key and are not rate-limited', async (
   }
 });
 
-test('/ready is 503 when a gateway has no mappings, and when the database is not writable', async () => {
+test('/ready is 503 when a gateway has no mappings, and when the database is not writable', { skip: SQLITE_ONLY }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-ready-'));
   fs.cpSync(path.join(MAPPINGS_DIR, 'stripe'), path.join(dir, 'stripe'), { recursive: true });
   const partial = await startService({ ROUTEGATE_MAPPINGS_DIR: dir });

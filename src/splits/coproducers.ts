@@ -45,7 +45,9 @@ function canonicalRecipients<V extends string | null>(input: Record<string, V>):
 }
 
 function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+  // SQLite's code, or PostgreSQL's SQLSTATE for unique_violation.
+  const code = (err as { code?: string })?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
 /** Coproducers CRUD: e-mail unique per account (case-insensitive), recipient ids checked per gateway. */

@@ -1,8 +1,14 @@
 import type { Store } from './types';
 import { openSqliteStore } from './index';
 
-/** The store the configuration names: the SQLite file at `dbPath` (the embedded default). */
+/**
+ * The store the configuration names: PostgreSQL when DATABASE_URL is set (several RouteGate processes share it),
+ * else the SQLite file at `dbPath` (the embedded default). The PostgreSQL modules load only when asked for.
+ */
 export async function openStore(config: { dbPath: string; databaseUrl?: string }): Promise<Store> {
-  if (config.databaseUrl) throw new Error('DATABASE_URL (PostgreSQL) is not supported by this build');
+  if (config.databaseUrl) {
+    const { PgStore } = await import('./pg/index');
+    return PgStore.open(config.databaseUrl);
+  }
   return openSqliteStore(config.dbPath);
 }

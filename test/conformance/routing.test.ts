@@ -227,13 +227,14 @@ describe('idempotency', () => {
 
   test('a failure after the gateway charged is a 500 naming the charge, kept under the key: a retry never charges twice', async (t) => {
     const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
-    const repo = e2e.sandbox.app.store.charges;
+    // On the class: PostgreSQL binds a repository instance to each transaction.
+    const repo = Object.getPrototypeOf(e2e.sandbox.app.store.charges) as typeof e2e.sandbox.app.store.charges;
     const update = repo.update;
     t.after(() => {
       repo.update = update;
     });
     // The write that records the gateway's answer fails; the writes before the call went through.
-    repo.update = function (this: typeof repo, id, patch) {
+    repo.update = async function (this: typeof repo, id, patch) {
       if (patch.status) throw new Error('disk I/O error (simulated)');
       return update.call(this, id, patch);
     };

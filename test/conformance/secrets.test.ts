@@ -1,4 +1,4 @@
-import type { SqliteStore } from '../../src/store';
+import type { SqliteStore, Store } from '../../src/store';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -47,9 +47,7 @@ test('no card number, CVV or gateway secret in logs, rows or answers, on any gat
     answers.push(approved.text, declined.text, invalid.text);
   }
 
-  const db = (e2e.sandbox.app.store as SqliteStore).db;
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  const file = fs.readFileSync(db.name).toString('latin1');
+  const file = await storedText(e2e.sandbox.app.store);
   const logs = lines.join('');
   assert.ok(logs.includes('"level":10') || logs.includes('"level":20') || logs.includes('"level":30'), 'logs were captured at trace');
 
@@ -62,3 +60,15 @@ test('no card number, CVV or gateway secret in logs, rows or answers, on any gat
   assert.ok(!logs.includes(`"cvv":"${CVV}"`) && !logs.includes(`"security_code":"${CVV}"`), 'no CVV in logs');
   assert.ok(!file.includes(CVV + '"'), 'no CVV in the database');
 });
+
+/** Everything the store holds, as text: the SQLite file's bytes, or every PostgreSQL row cast to text. */
+async function storedText(store: Store): Promise<string> {
+  if (store.dialect === 'sqlite') {
+    const { db } = store as SqliteStore;
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return fs.readFileSync(db.name).toString('latin1');
+  }
+  const tables = await store.query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
+  const rows = await Promise.all(tables.map((t) => store.query(`SELECT t::text AS row FROM "${String(t.name)}" t`)));
+  return rows.flat().map((r) => String(r.row)).join('\n');
+}

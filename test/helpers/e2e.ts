@@ -1,3 +1,4 @@
+import { testDatabase } from './test-db';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -29,9 +30,10 @@ export async function startE2E(
   options: { webhooks?: boolean } = {},
 ): Promise<E2E> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-e2e-'));
+  const database = await testDatabase();
   const sandbox = await startSandbox({
     dbPath: path.join(dir, 'rg.db'),
-    env: { ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_RATE_LIMIT: '100000', ...env },
+    env: { ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_RATE_LIMIT: '100000', ...database.env, ...env },
     logLevel: logs?.level ?? 'silent',
     logStream: logs?.stream,
     webhooks: options.webhooks ?? false,
@@ -68,6 +70,7 @@ export async function startE2E(
     },
     async close() {
       await sandbox.close();
+      await database.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

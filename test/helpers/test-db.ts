@@ -1,0 +1,17 @@
+import { freshPgDatabase } from './pg';
+
+/**
+ * The store the suite runs on: SQLite (default) or PostgreSQL (`ROUTEGATE_TEST_DB=postgres`, the second pass of
+ * .ci/run). On PostgreSQL every service a test starts gets an empty database of its own.
+ */
+export const TEST_DB: 'sqlite' | 'postgres' = process.env.ROUTEGATE_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+/** For `{ skip }`: a test about the SQLite file itself (its bytes, its locks, its modes) runs on SQLite only. */
+export const SQLITE_ONLY: string | false = TEST_DB === 'postgres' ? 'about the SQLite file itself: runs in the SQLite pass' : false;
+
+/** The environment that points a service at its database, and how to drop it afterwards. */
+export async function testDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  if (TEST_DB === 'sqlite') return { env: {}, drop: async () => undefined };
+  const db = await freshPgDatabase();
+  return { env: { DATABASE_URL: db.url }, drop: () => db.drop() };
+}
