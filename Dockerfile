@@ -23,6 +23,7 @@ COPY bin ./bin
 COPY mappings ./mappings
 COPY schemas ./schemas
 COPY src/store/migrations ./src/store/migrations
+COPY src/store/pg/migrations ./src/store/pg/migrations
 COPY src/dashboard/static ./src/dashboard/static
 RUN mkdir -p /data && chown node:node /data
 USER node

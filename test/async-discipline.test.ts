@@ -63,7 +63,13 @@ export function asyncFindings(files: string[], program: ts.Program): string[] {
       && isPromise(node.left)) report(node.left, 'promise used as a condition');
     // `{ data: saved }` where `saved` is a promise: an object carrying a promise nobody expects.
     const value = ts.isPropertyAssignment(node) ? node.initializer : ts.isShorthandPropertyAssignment(node) ? node.name : undefined;
-    if (value && isPromise(value)) {
+    // A deferred (`{ promise, resolve }` over a `new Promise`) hands its promise out on purpose.
+    const deferred = (v: ts.Node) => {
+      const symbol = ts.isShorthandPropertyAssignment(v) ? checker.getShorthandAssignmentValueSymbol(v) : ts.isIdentifier(v) ? checker.getSymbolAtLocation(v) : undefined;
+      const declaration = symbol?.valueDeclaration;
+      return !!declaration && ts.isVariableDeclaration(declaration) && !!declaration.initializer && ts.isNewExpression(declaration.initializer);
+    };
+    if (value && isPromise(value) && !(ts.isShorthandPropertyAssignment(node) ? deferred(node) : deferred(value))) {
       const expected = checker.getContextualType(value);
       const anyish = expected && (expected.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
       if (!expected || anyish || !isPromiseType(expected, value)) report(node, 'promise stored in an object');
