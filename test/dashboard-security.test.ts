@@ -1,6 +1,5 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
 import { startService, type Service } from './helper';
 import { DashboardClient } from './helpers/dashboard-client';
 import { clock } from '../src/lib/clock';
@@ -229,11 +228,10 @@ test('passwords are stored as argon2id hashes, sessions and invitations as SHA-2
   await owner.post('/dashboard/api-key');
   const key = /tk_[A-Za-z0-9]{40}/.exec((await owner.get('/dashboard/api-key')).text)![0];
   assert.ok(!/tk_[A-Za-z0-9]{40}/.test((await owner.get('/dashboard/api-key')).text), 'shown once');
-  const db = new Database(svc.dbPath, { readonly: true });
-  const hashes = [...db.prepare('SELECT password_hash FROM operators').pluck().all(), ...db.prepare('SELECT password_hash FROM account_owners').pluck().all()] as string[];
-  const sessions = db.prepare('SELECT id_hash FROM dashboard_sessions').pluck().all() as string[];
-  const dump = JSON.stringify(db.prepare("SELECT * FROM account_owners").all()) + JSON.stringify(db.prepare('SELECT * FROM operators').all());
-  db.close();
+  const { store } = svc.app;
+  const hashes = [...await store.query('SELECT password_hash AS h FROM operators'), ...await store.query('SELECT password_hash AS h FROM account_owners')].map((r) => String(r.h));
+  const sessions = (await store.query('SELECT id_hash AS h FROM dashboard_sessions')).map((r) => String(r.h));
+  const dump = JSON.stringify(await store.query('SELECT * FROM account_owners')) + JSON.stringify(await store.query('SELECT * FROM operators'));
   assert.ok(hashes.length >= 2);
   for (const h of hashes) assert.match(h, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   for (const s of sessions) assert.match(s, /^[0-9a-f]{64}$/);

@@ -53,7 +53,8 @@ export interface Service {
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-test-'));
   const dbPath = path.join(dir, 'routegate.db');
-  const database = await testDatabase();
+  // A test that names the SQLite file shares it with another process (the CLI, a second service): it stays on it.
+  const database = env.ROUTEGATE_DB ? { env: {}, drop: async () => undefined } : await testDatabase();
   const config = loadConfig({
     ROUTEGATE_DB: dbPath,
     ROUTEGATE_MASTER_KEY: 'a'.repeat(64),

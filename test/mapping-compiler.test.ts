@@ -34,10 +34,19 @@ function cases(): Case[] {
 
 async function bothEngines(set: MappingSet, mapping: string, input: unknown, bindings: Record<string, unknown>) {
   // structuredClone: the interpreter and the compiled code each get their own copy, so neither sees the other's writes.
-  const interpreted = await set.evaluateWith('interpreter', mapping, structuredClone(input), bindings);
-  const compiled = await set.evaluateWith('compiled', mapping, structuredClone(input), bindings);
+  const run = (engine: 'interpreter' | 'compiled') => set.evaluateWith(engine, mapping, structuredClone(input), bindings);
+  let interpreted = await run('interpreter');
+  let compiled = await run('compiled');
+  // The time budget is wall-clock: on a busy machine a fixture can meet it on one engine only. Such a case is run
+  // again (twice at most) before it counts; a real runaway stops both engines every time.
+  for (let retry = 0; retry < 2 && [interpreted, compiled].some(stoppedByTime); retry++) {
+    interpreted = await run('interpreter');
+    compiled = await run('compiled');
+  }
   return { interpreted, compiled };
 }
+
+const stoppedByTime = (answer: unknown) => /ran longer than \d+ ms/.test(JSON.stringify(answer) ?? '');
 
 const ALL = cases();
 

@@ -1,7 +1,6 @@
-import type { SqliteStore, Store } from '../../src/store';
+import { storedText } from '../helpers/test-db';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import { startE2E, type E2E } from '../helpers/e2e';
 import { GATEWAYS } from '../../src/gateways/registry';
@@ -61,14 +60,3 @@ test('no card number, CVV or gateway secret in logs, rows or answers, on any gat
   assert.ok(!file.includes(CVV + '"'), 'no CVV in the database');
 });
 
-/** Everything the store holds, as text: the SQLite file's bytes, or every PostgreSQL row cast to text. */
-async function storedText(store: Store): Promise<string> {
-  if (store.dialect === 'sqlite') {
-    const { db } = store as SqliteStore;
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    return fs.readFileSync(db.name).toString('latin1');
-  }
-  const tables = await store.query("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
-  const rows = await Promise.all(tables.map((t) => store.query(`SELECT t::text AS row FROM "${String(t.name)}" t`)));
-  return rows.flat().map((r) => String(r.row)).join('\n');
-}
