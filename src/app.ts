@@ -1,3 +1,4 @@
+import { rejectNulCharacters } from './http/nul-guard';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config';
@@ -142,6 +143,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  rejectNulCharacters(app);
 
   // Only JSON bodies on the public API (webhook receivers add their own raw parser in their context).
   app.removeContentTypeParser('text/plain');

@@ -80,6 +80,7 @@ export const ERRORS = {
   INVALID_JSON: { code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON' },
   EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Request body is empty but content-type is application/json' },
   CONTENT_LENGTH_MISMATCH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' },
+  NUL_CHARACTER: { code: 'VALIDATION_ERROR', message: 'The request holds a NUL character (\\u0000) in {where}: no identifier or text field may contain one' },
   MALFORMED_URL: { code: 'VALIDATION_ERROR', message: 'The URL is malformed: a percent sign must start a valid UTF-8 percent-encoding' },
   MALFORMED_HTTP_REQUEST: { code: 'VALIDATION_ERROR', message: 'Malformed HTTP request' },
   BAD_REQUEST: { code: 'VALIDATION_ERROR', message: 'Bad request: {reason}' },

@@ -90,7 +90,9 @@ test("an owner cannot list, open or redeliver another account's event, nor see, 
   } finally {
     await e2e.control.clearWebhooks(gateway);
   }
-  const forwards = receiver.hits.length;
+  // Counted for this event only: the gateway may notify another event of the same charge meanwhile.
+  const forwardsOf = () => receiver.hits.filter((h) => h.body?.id === event.id).length;
+  const forwards = forwardsOf();
 
   assert.match((await b.client.get('/dashboard/events')).text, new RegExp(event.id), "B's events page lists it");
   assert.equal((await b.client.get(`/dashboard/events/${event.id}`)).status, 200);
@@ -104,7 +106,7 @@ test("an owner cannot list, open or redeliver another account's event, nor see, 
   assert.equal((await a.client.post(`/dashboard/events/${event.id}/redeliver`)).status, 404);
   const stillB = (await e2e.call('GET', `/api/v1/events/${event.id}`, { key: b.apiKey })).body.data;
   assert.equal(stillB.deliveries.length, 1, 'no new delivery of B\'s event');
-  assert.equal(receiver.hits.length, forwards, "nothing was sent to B's backend");
+  assert.equal(forwardsOf(), forwards, "nothing was sent to B's backend");
 
   const cop = await e2e.call('POST', '/api/v1/coproducers', { key: b.apiKey, body: { email: 'socia@isolation.example.com', name: 'Sócia de B' } });
   assert.equal(cop.status, 201, cop.text);

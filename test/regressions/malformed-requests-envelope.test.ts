@@ -45,3 +45,15 @@ test('a request line that is not HTTP is 400 VALIDATION_ERROR', async () => {
   expectError(await callSocket(svc.url, 'GARBAGE\r\n\r\n'), 'VALIDATION_ERROR', 400);
   expectError(await callSocket(svc.url, 'GET / HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n'), 'VALIDATION_ERROR', 400);
 });
+
+test('a NUL character in the path, the query or the body is a 400 in the envelope, on either store (PostgreSQL cannot hold one)', async () => {
+  for (const [method, path, body] of [
+    ['GET', '/api/v1/charges/%00', undefined],
+    ['GET', '/api/v1/charges?status=ap%00proved', undefined],
+    ['POST', '/api/v1/charges', { paymentMethod: 'pix', amount: 1000, description: 'a\u0000b' }],
+  ] as const) {
+    const res = await svc.call(method, path, { key, ...(body ? { body } : {}) });
+    expectError(res, 'VALIDATION_ERROR', 400);
+    assert.match(res.body.error.message, /NUL character/);
+  }
+});

@@ -1,0 +1,22 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { rgError } from '../errors';
+
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || holdsNul(v, depth + 1)) return true;
+  return false;
+}
+
+/**
+ * A NUL character is refused wherever the request carries text (path, query, body) with 400: PostgreSQL cannot
+ * store or compare one in a text column (it would be a 500 there), and no id, name or description needs it. The
+ * same answer on both stores.
+ */
+export function rejectNulCharacters(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    for (const [where, value] of [['the path', request.params], ['the query string', request.query], ['the body', request.body]] as const) {
+      if (holdsNul(value)) throw rgError('NUL_CHARACTER', { where });
+    }
+  });
+}
