@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { startEmulators } from '../src/sandbox/emulators';
+import { startEmulators, type EmulatorServer } from '../src/sandbox/emulators';
 import { EmulatorControlClient } from '../src/sandbox/control-client';
 import { openStore } from '../src/store/open';
 import type { Store } from '../src/store';
@@ -13,10 +11,11 @@ import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { call, expectError, type Reply } from './helper';
 import { CARD, CUSTOMER } from './helpers/e2e';
-import { freshPgDatabase } from './helpers/pg';
+import { freshPgDatabase, type FreshPgDatabase } from './helpers/pg';
 import { TEST_REDIS_URL, deleteKeysUnder, freshPrefix, requireRedis } from './helpers/redis';
 import { rgSignatureValid } from './helpers/webhook-receiver';
-import { killHard, pgUnreachable, startRouteGate, type RouteGateProcess } from './helpers/routegate-processes';
+import { freePort, killHard, pgUnreachable, startRouteGate, type RouteGateProcess } from './helpers/routegate-processes';
+import { RecordingBackend } from './helpers/recording-backend';
 
 // Issue 17 item 4: three `node dist/src/server.js` processes on one PostgreSQL database and one Redis, over real
 // HTTP, against the five emulators (in this process). Each property is checked against what the gateway
@@ -24,7 +23,6 @@ import { killHard, pgUnreachable, startRouteGate, type RouteGateProcess } from '
 
 const MASTER_KEY = 'c'.repeat(64);
 const WEBHOOK_TIMEOUT_MS = 1_500; // a delivery's lease is 2 x this + 1 s (Forwarder.leaseMs): 4 s
-const BACKEND_HOLD_MS = 150; // how long the merchant backend takes over each delivery it accepts
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -38,82 +36,6 @@ async function until<T>(what: string, check: () => T | undefined | false | Promi
   }
 }
 
-/** One POST the merchant backend received, and what became of it. */
-interface Received {
-  eventId: string;
-  attempt: number; // X-RG-Delivery-Attempt
-  raw: string;
-  headers: http.IncomingHttpHeaders;
-  /** The RouteGate process holding the delivery's lease while this request was open (from the outbox row). */
-  senderPid?: number;
-  /** What the backend answered; undefined for a request it was holding when the connection died. */
-  answered?: number;
-  /** Kept open on purpose (see holdFrom) until the sender died. */
-  held: boolean;
-  /** The connection closed before the backend answered. */
-  severed: boolean;
-}
-
-/**
- * The merchant's backend: refuses every event's first attempt (503), so each event goes through the outbox and is
- * retried by whichever process's worker claims it; accepts the retries after BACKEND_HOLD_MS. Requests from
- * `holdFrom` (a pid) are taken and never answered: the test kills that process while one is open.
- */
-class RecordingBackend {
-  readonly received: Received[] = [];
-  holdFrom: number | undefined;
-  private server: http.Server | undefined;
-
-  constructor(private readonly senderOf: (eventId: string) => Promise<number | undefined>) {}
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/hooks/routegate`;
-  }
-
-  async start(): Promise<void> {
-    this.server = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const r: Received = {
-          eventId: String(req.headers['webhook-id']), attempt: Number(req.headers['x-rg-delivery-attempt']), raw: Buffer.concat(chunks).toString('utf8'),
-          headers: req.headers, held: false, severed: false,
-        };
-        this.received.push(r);
-        res.on('close', () => { if (!res.writableFinished) r.severed = true; });
-        if (r.attempt === 1) {
-          r.answered = 503;
-          res.writeHead(503).end('not yet');
-          return;
-        }
-        // The lease is held by the sender until it records this attempt, which waits for this answer.
-        this.senderOf(r.eventId).then(async (pid) => {
-          r.senderPid = pid;
-          if (pid !== undefined && pid === this.holdFrom) {
-            r.held = true;
-            return;
-          }
-          await sleep(BACKEND_HOLD_MS);
-          r.answered = 200;
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-        }, () => {
-          r.answered = 500;
-          res.writeHead(500).end();
-        });
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-  }
-
-  async stop(): Promise<void> {
-    const s = this.server;
-    this.server = undefined;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
-}
-
 test('three RouteGate processes on one PostgreSQL and one Redis', { timeout: 180_000 }, async (t) => {
   const pgDown = await pgUnreachable();
   if (pgDown) {
@@ -124,22 +46,24 @@ test('three RouteGate processes on one PostgreSQL and one Redis', { timeout: 180
   const redis = await requireRedis(t);
   if (!redis) return;
 
-  // Everything started here is stopped in t.after, in reverse order, whatever fails.
+  // Everything started here is stopped in t.after, whatever fails.
   const processes: RouteGateProcess[] = [];
   const prefix = freshPrefix();
-  const database = await freshPgDatabase();
-  const emulators = await startEmulators();
+  let database: FreshPgDatabase | undefined;
+  let emulators: EmulatorServer | undefined;
   let store: Store | undefined;
   let backend: RecordingBackend | undefined;
   t.after(async () => {
     await Promise.all(processes.map(killHard));
     await backend?.stop();
-    await emulators.close();
+    await emulators?.close();
     await store?.close();
-    await database.drop();
+    await database?.drop();
     await deleteKeysUnder(redis, prefix);
     redis.disconnect();
   });
+  database = await freshPgDatabase();
+  emulators = await startEmulators();
   const control = new EmulatorControlClient(emulators.url);
   // No gateway retries its webhooks within the test (one real minute per minute): each arrives once.
   await control.webhookTimeScale(1);
@@ -163,26 +87,27 @@ test('three RouteGate processes on one PostgreSQL and one Redis', { timeout: 180
   });
   const key = merchant.apiKey;
 
+  const gatewayUrls = Object.fromEntries(GATEWAY_IDS.map((g) => [`ROUTEGATE_${g.toUpperCase()}_URL`, emulators!.gatewayUrl(g)]));
   const shared = {
     DATABASE_URL: database.url, REDIS_URL: TEST_REDIS_URL, ROUTEGATE_REDIS_PREFIX: prefix, ROUTEGATE_MASTER_KEY: MASTER_KEY,
-    ROUTEGATE_LOG_LEVEL: 'warn', NODE_ENV: 'test', ROUTEGATE_RECONCILE_INTERVAL_MS: '0',
-    ...Object.fromEntries(GATEWAY_IDS.map((g) => [`ROUTEGATE_${g.toUpperCase()}_URL`, emulators.gatewayUrl(g)])),
+    ROUTEGATE_LOG_LEVEL: 'warn', NODE_ENV: 'test', ROUTEGATE_RECONCILE_INTERVAL_MS: '0', ...gatewayUrls,
   };
-  // Three processes for charges, refunds and webhooks (the outbox worker every 100 ms, retries from 200 ms), and
-  // three with a per-key limit of 10 a minute and no worker, for the rate limit. All six start at once.
-  const main = { ...shared, ROUTEGATE_RATE_LIMIT: '1000000', ROUTEGATE_WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS), ROUTEGATE_WEBHOOK_RETRY_BASE_MS: '200', ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS: '100' };
+  // A, B, C: charges, refunds and webhooks (the outbox worker every 100 ms, retries from 200 ms), ROUTEGATE_PUBLIC_URL
+  // naming A, as it would name the balancer. D, E, F: a per-key limit of 10 a minute, no worker, for the rate limit.
+  // All six start at once (the setup store has applied the migrations).
+  const portA = await freePort();
+  const main = {
+    ...shared, ROUTEGATE_RATE_LIMIT: '1000000', ROUTEGATE_PUBLIC_URL: `http://127.0.0.1:${portA}`, ROUTEGATE_WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
+    ROUTEGATE_WEBHOOK_RETRY_BASE_MS: '200', ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS: '100',
+  };
   const limited = { ...shared, ROUTEGATE_RATE_LIMIT: '10', ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS: '0' };
-  // The first one applies nothing (the setup store migrated); ROUTEGATE_PUBLIC_URL names one of them, as a balancer's would.
-  const a = await startRouteGate('A', main);
-  processes.push(a);
-  const withPublicUrl = { ...main, ROUTEGATE_PUBLIC_URL: a.url };
   const started = await Promise.allSettled([
-    startRouteGate('B', withPublicUrl), startRouteGate('C', withPublicUrl),
+    startRouteGate('A', main, portA), startRouteGate('B', main), startRouteGate('C', main),
     startRouteGate('D', limited), startRouteGate('E', limited), startRouteGate('F', limited),
   ]);
   for (const s of started) if (s.status === 'fulfilled') processes.push(s.value);
   for (const s of started) if (s.status === 'rejected') throw s.reason;
-  const [, b, c, d, e, f] = processes;
+  const [a, b, c, d, e, f] = processes;
   const trio = [a, b, c];
 
   await t.test('1. 50 concurrent creates with one Idempotency-Key spread over the three processes make one charge at the gateway', async () => {

@@ -26,11 +26,11 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Start RouteGate as its own process on a free port (stdout ignored; stderr, where it reports a failed start, shown)
- * and wait until /health answers. `ROUTEGATE_TEST_LOGS=1` shows each process's log lines too.
+ * Start RouteGate as its own process on `port` (default: a free one; stdout ignored, stderr, where it reports a
+ * failed start, shown) and wait until /health answers. `ROUTEGATE_TEST_LOGS=1` shows each process's log lines too.
  */
-export async function startRouteGate(name: string, env: Record<string, string>, waitMs = 60_000): Promise<RouteGateProcess> {
-  const port = await freePort();
+export async function startRouteGate(name: string, env: Record<string, string>, port?: number, waitMs = 60_000): Promise<RouteGateProcess> {
+  port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], {
     env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
