@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Store } from '../store';
-import { rgError } from '../errors';
+import { RouteGateError, rgError } from '../errors';
 import { sha256Hex } from '../lib/crypto';
 import { clock } from '../lib/clock';
 
@@ -10,8 +10,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyKey?: string;
     idempotentReplay?: boolean;
+    /** The answer ran nothing and says "retry": the key is released, not kept (see RAN_NOTHING). */
+    idempotencyRelease?: boolean;
   }
 }
+
+/**
+ * Refusals thrown before the operation did anything, whose answer tells the client to retry: kept under the key,
+ * the retry with that key (what a client should send) would replay the refusal for 24 hours and never run.
+ * CHARGE_BUSY: the charge's lock stayed held by another operation past the wait; no gateway call was made.
+ */
+const RAN_NOTHING = new Set(['CHARGE_BUSY']);
 
 /** Key order must not make "the same body" differ. */
 function canonical(value: unknown): string {
@@ -28,7 +37,8 @@ const REPLAYED_HEADERS = /^(x-rg-|location$|content-type$)/;
  * `Idempotency-Key` on POSTs that create something: the same key and body replay the stored answer
  * (header `Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_CONFLICT.
  * Every answer is kept (declines and gateway timeouts too, so a retry never charges twice) except a 500
- * of RouteGate's own from before any charge existed, which releases the key for a retry. Kept 24 hours.
+ * of RouteGate's own from before any charge existed and a 409 CHARGE_BUSY (nothing ran), which release the key
+ * for a retry. Kept 24 hours.
  */
 export interface ChargeLinkedAnswer { status: number; headers: Record<string, string>; body: string; settled: boolean }
 
@@ -101,9 +111,17 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     request.idempotencyKey = key;
   });
 
+  app.addHook('onError', async (request, _reply, error) => {
+    if (request.idempotencyKey && error instanceof RouteGateError && error.key !== undefined && RAN_NOTHING.has(error.key)) request.idempotencyRelease = true;
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     const key = request.idempotencyKey;
     if (!key || request.idempotentReplay) return payload;
+    if (request.idempotencyRelease) {
+      await store.idempotency.release(request.account.id, key);
+      return payload;
+    }
     // RouteGate's own 500 frees the key for a retry, unless a charge exists (X-RG-Charge-Id): then a gateway may
     // have charged, and a retry under the same key must get this answer back, not a second charge.
     const chargeId = reply.getHeader('x-rg-charge-id');

@@ -38,11 +38,15 @@ export class DeliveryWorker {
   async runDue(now = this.options.now()): Promise<number> {
     let attempted = 0;
     // One delivery claimed at a time (FOR UPDATE SKIP LOCKED on PostgreSQL): its lease starts when its attempt
-    // does, so a batch never holds leases that could run out while earlier deliveries are attempted.
+    // does, so a batch never holds leases that could run out while earlier deliveries are attempted. "When" is
+    // `now` advanced by the time this pass has taken: a lease taken from the pass's start would already have run
+    // out after a few slow attempts, and another process could send the same delivery at the same time.
+    const passStarted = this.options.now();
     const seen = new Set<string>();
     for (let i = 0; i < BATCH; i++) {
       const owner = ChargeLocks.newOwner();
-      const [id] = await this.store.deliveries.claimDue(owner, now, this.forwarder.leaseMs, 1);
+      const at = now + (this.options.now() - passStarted);
+      const [id] = await this.store.deliveries.claimDue(owner, at, this.forwarder.leaseMs, 1);
       if (!id) break;
       if (seen.has(id)) {
         // Released after an unexpected failure this pass: the next pass tries it again.

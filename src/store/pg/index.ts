@@ -74,13 +74,18 @@ export class PgStore implements Store {
   }
 
   async commit(write: (tx: Repositories) => void | Promise<void>): Promise<void> {
+    // The transaction's repositories bump through this when they write a cached table (writeThrough).
+    let wroteCached = false;
+    const feed = { current: () => this.feed.current(), bump: () => { wroteCached = true; this.feed.bump(); } };
     try {
       await withPgTransaction(this.pool, async (client) => {
-        await write(bind(client, this.caches, this.chargesShared));
+        await write(bind(client, { ...this.caches, feed }, this.chargesShared));
       });
     } finally {
-      // This process's caches drop at once, not when its own notification comes back.
-      this.feed.bump();
+      // After a write to a cached table, this process's caches drop at once, not when its own notification comes
+      // back. Other transactions (every charge commits twice) leave them alone: emptied on every commit, the
+      // caches would never serve a read under load.
+      if (wroteCached) this.feed.bump();
     }
   }
 
