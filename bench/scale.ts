@@ -261,12 +261,14 @@ async function main(): Promise<void> {
   if (results.some((r) => r.errors + r.non2xx > 0)) throw new Error('errors under load: the figures are not comparable');
 }
 
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGTERM');
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+}
+
 main()
   .catch((err) => {
     process.stderr.write(`bench:scale: ${err.stack ?? err}\n`);
     process.exitCode = 1;
   })
-  .finally(async () => {
-    for (const child of children) child.kill('SIGTERM');
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  });
+  .then(cleanUp, cleanUp);
