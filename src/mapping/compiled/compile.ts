@@ -5,7 +5,7 @@
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
   append, ASYNC_BUILTINS, budget, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
-  lookup, NeedsInterpreter, seq, toBoolean, type Fn, type Frame,
+  lookup, NeedsInterpreter, seq, toBoolean, type Fn, type Scope,
 } from './runtime';
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
@@ -48,7 +48,7 @@ function compileCore(node: Node): Fn {
     case 'block': {
       const exprs: Fn[] = node.expressions.map(compileNode);
       return (input, env) => {
-        const frame = Object.create(env);
+        const frame = env.child();
         let result;
         for (const e of exprs) result = e(input, frame);
         return result;
@@ -57,14 +57,14 @@ function compileCore(node: Node): Fn {
     case 'bind': {
       const name = node.lhs.value;
       const rhs = compileNode(node.rhs);
-      return (input, env) => (env[name] = rhs(input, env));
+      return (input, env) => env.set(name, rhs(input, env));
     }
     case 'regex': return compileRegex(node);
     case 'variable': {
       const name = node.value;
       if (ASYNC_BUILTINS.has(name)) throw new Unsupported(`$${name}`);
       if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input);
-      return (_input, env) => env[name];
+      return (_input, env) => env.get(name);
     }
     case 'function': return compileFunction(node, compileNode);
     case 'lambda': return compileLambda(node, compileNode);
@@ -111,7 +111,24 @@ function compilePath(node: Node): Fn {
 
 interface Step { fn: Fn; stages: Fn[]; index?: string }
 
-function evaluateStep(step: Step, input: any[], env: Frame, lastStep: boolean): any {
+function evaluateStep(step: Step, input: any[], env: Scope, lastStep: boolean): any {
+  if (input.length === 1) {
+    // Most steps of a mapping's paths walk one object (`charge.customer.address`): the same result as below
+    // without the intermediate list.
+    let res = step.fn(input[0], env);
+    for (const stage of step.stages) res = stage(res, env);
+    const out = seq();
+    if (res === undefined) return out;
+    if (Array.isArray(res)) {
+      if (lastStep && !(res as any).sequence) return res;
+      if (!(res as any).cons) {
+        for (const v of res) out.push(v);
+        return out;
+      }
+    }
+    out.push(res);
+    return out;
+  }
   const results: any = [];
   for (let i = 0; i < input.length; i++) {
     let res = step.fn(input[i], env);
@@ -128,7 +145,7 @@ function evaluateStep(step: Step, input: any[], env: Frame, lastStep: boolean): 
 }
 
 /** evaluateTupleStep for `#$i` positional bindings: each tuple carries '@' (the item) and the index variables. */
-function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Frame): any[] {
+function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Scope): any[] {
   const result: any = seq();
   result.tupleStream = true;
   const inTuples = tuples ?? input.map((item) => ({ '@': item }));
@@ -151,9 +168,9 @@ function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Fra
   return out;
 }
 
-function frameFromTuple(env: Frame, tuple: any): Frame {
-  const frame = Object.create(env);
-  for (const k of Object.keys(tuple)) frame[k] = tuple[k];
+function frameFromTuple(env: Scope, tuple: any): Scope {
+  const frame = env.child();
+  for (const k of Object.keys(tuple)) frame.set(k, tuple[k]);
   return frame;
 }
 
@@ -227,7 +244,22 @@ function compileUnary(node: Node): Fn {
 /** evaluateGroupExpression without tuple streams: keys per input item, then each value over its group. */
 function compileGroup(node: Node): Fn {
   const pairs = node.lhs.map((pair: Node[]) => [compileNode(pair[0]), compileNode(pair[1])] as [Fn, Fn]);
+  // What mappings write nearly always: `{'key': value, ...}` with distinct literal keys, built over one input (not a
+  // list to group). Then each key has one group, the input itself, and jsonata's grouping comes down to evaluating
+  // the values in key order into a plain object (no key can be __proto__ or jsonata's reserved names).
+  const literalKeys: string[] | undefined = node.lhs.every((pair: Node[]) => pair[0].type === 'string' && !pair[0].predicate && !pair[0].keepArray)
+    ? node.lhs.map((pair: Node[]) => pair[0].value) : undefined;
+  const fast = literalKeys !== undefined && new Set(literalKeys).size === literalKeys.length
+    && !literalKeys.some((k) => k === '__proto__' || k === '_jsonata_lambda' || k === '_jsonata_function');
   return (input, env) => {
+    if (fast && !Array.isArray(input)) {
+      const result: Record<string, unknown> = {};
+      for (let p = 0; p < pairs.length; p++) {
+        const value = pairs[p][1](input, env);
+        if (value !== undefined) result[literalKeys![p]] = value;
+      }
+      return result;
+    }
     if (input && input.tupleStream) throw new NeedsInterpreter('object constructor over a tuple stream');
     const result = Object.create(null);
     const groups: Record<string, { data: any; exprIndex: number }> = Object.create(null);

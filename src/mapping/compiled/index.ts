@@ -1,6 +1,6 @@
 import type jsonata from 'jsonata';
 import { compileNode, Unsupported } from './compile';
-import { budget, builtins, focus, seq, type Frame, type Fn } from './runtime';
+import { budget, focus, Scope, seq, type Fn } from './runtime';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
 
@@ -34,9 +34,8 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
     budget.maxMs = limits.maxMs;
     budget.deadline = Date.now() + limits.maxMs;
     focus.environment.timestamp = new Date();
-    const env: Frame = Object.create(builtins);
-    for (const key of Object.keys(bindings)) env[key] = bindings[key];
-    env.$ = input;
+    const env = new Scope(undefined, bindings);
+    env.set('$', input);
     // As jsonata: a JSON array input is one value, wrapped so paths do not map over it.
     let value: any = input;
     if (Array.isArray(input) && (input as any).sequence !== true) {

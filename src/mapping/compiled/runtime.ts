@@ -7,7 +7,36 @@ import jsonata from 'jsonata';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Frame = Record<string, any>;
-export type Fn = (input: any, env: Frame) => any;
+export type Fn = (input: any, env: Scope) => any;
+
+/**
+ * The variables an expression sees: its block's or lambda's own, then the enclosing scopes', then the evaluation's
+ * bindings, then jsonata's built-ins. A chain of Maps rather than objects chained by prototype (jsonata's own frames
+ * look up the same way): a prototype chain made afresh for every evaluation defeats V8's property caches, and
+ * assigning to an object that is another's prototype is one of its slowest operations.
+ */
+export class Scope {
+  private readonly vars = new Map<string, any>();
+
+  constructor(private readonly parent: Scope | undefined, private readonly bindings: Frame) {}
+
+  child(): Scope {
+    return new Scope(this, this.bindings);
+  }
+
+  get(name: string): any {
+    for (let s: Scope | undefined = this; s !== undefined; s = s.parent) {
+      const v = s.vars.get(name);
+      if (v !== undefined || s.vars.has(name)) return v;
+    }
+    return Object.hasOwn(this.bindings, name) ? this.bindings[name] : builtins[name];
+  }
+
+  set(name: string, value: any): any {
+    this.vars.set(name, value);
+    return value;
+  }
+}
 
 /** A jsonata-style error (plain object with a code); the loader re-runs the interpreter to get its exact message. */
 export interface JsonataError { code: string; value?: unknown; position?: number; token?: string; message?: string }
