@@ -12,6 +12,7 @@ import { registerDocs } from './http/docs';
 import { probeRoutes } from './http/probes';
 import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
+import { RequestLog } from './http/request-log';
 import { censorSecrets, clientRequestId, requestSerializer, responseSerializer } from './lib/redact';
 import { chargeRoutes } from './charges/routes';
 import { coproducerRoutes } from './splits/routes';
@@ -67,6 +68,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     },
     childLoggerFactory: (logger, bindings, options) => logger.child(censorSecrets(bindings), options),
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
     genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
     ajv: { customOptions: AJV_OPTIONS },
