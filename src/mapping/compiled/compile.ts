@@ -85,10 +85,39 @@ function compilePath(node: Node): Fn {
   const absolute = node.steps[0].type === 'variable';
   const keepSingletonArray = node.keepSingletonArray === true;
   return (input, env) => {
-    let inputSequence = Array.isArray(input) && !absolute ? input : seq(input);
-    let result: any;
+    let i = 0;
+    let inputSequence: any;
+    if (Array.isArray(input) && !absolute) inputSequence = input;
+    else {
+      // While each step's input is one value (a path into one object, the usual case), the step is evaluated on it
+      // directly: what evaluateStep gives for a one-item sequence, without building a sequence at every step.
+      let single = input;
+      for (; i < steps.length; i++) {
+        const step = steps[i];
+        if (step.tuple || (i === 0 && step.consarray)) break;
+        let res = step.fn(single, env);
+        for (const stage of step.stages) res = stage(res, env);
+        if (res === undefined) return pathResult(seq(), keepSingletonArray);
+        if (Array.isArray(res) && !(res as any).cons) {
+          if (i === steps.length - 1 && !(res as any).sequence) return pathResult(res, keepSingletonArray);
+          if (res.length !== 1) {
+            if (res.length === 0) return pathResult(seq(), keepSingletonArray);
+            inputSequence = seq(...res);
+            i++;
+            break;
+          }
+          res = res[0];
+        }
+        single = res;
+      }
+      if (inputSequence === undefined) {
+        if (i === steps.length) return pathResult(seq(single), keepSingletonArray);
+        inputSequence = seq(single);
+      }
+    }
+    let result: any = inputSequence;
     let tuples: any[] | undefined;
-    for (let i = 0; i < steps.length; i++) {
+    for (; i < steps.length; i++) {
       const step = steps[i];
       if (step.tuple || tuples) {
         tuples = tupleStep(step, inputSequence, tuples, env);
@@ -102,12 +131,16 @@ function compilePath(node: Node): Fn {
       result = seq();
       for (const t of tuples) result.push(t['@']);
     }
-    if (keepSingletonArray) {
-      if (Array.isArray(result) && (result as any).cons && !(result as any).sequence) result = seq(result);
-      result.keepSingleton = true;
-    }
-    return result;
+    return pathResult(result, keepSingletonArray);
   };
+}
+
+function pathResult(result: any, keepSingletonArray: boolean): any {
+  if (keepSingletonArray) {
+    if (Array.isArray(result) && (result as any).cons && !(result as any).sequence) result = seq(result);
+    result.keepSingleton = true;
+  }
+  return result;
 }
 
 interface Step { fn: Fn; stages: Fn[]; index?: string }
