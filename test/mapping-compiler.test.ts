@@ -135,6 +135,18 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
   }
 });
 
+test('the time budget counts the work done, not the time the process waited for a core', async () => {
+  // A binding that blocks the thread without using the CPU, as a descheduled process or a container at its CPU quota
+  // waits: 150 ms of waiting, then a few thousand nodes of real work, well within the budget.
+  const waitWithoutWork = () => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);
+    return 1;
+  };
+  const set = new MappingSet('pagarme', new Map([['charge.request', jsonata('( $w := $wait(); $count([1..3000].($string($) & "x")) + $w )')]]), {});
+  assert.equal(set.engines().get('charge.request')?.engine, 'compiled');
+  assert.equal(await set.evaluate('charge.request', {}, { wait: waitWithoutWork }), 3001);
+});
+
 test('a mapping that recurses or loops without end is stopped with a clear error, on both engines', async () => {
   const recursion = new MappingSet('pagarme', new Map([['charge.request', jsonata('( $f := function($n) { $f($n + 1) }; $f(0) )', { stack: 500, timeout: 1000 } as never)]]), {});
   const loop = new MappingSet('pagarme', new Map([['charge.request', jsonata('( $f := function($n) { $n > 0 ? $f($n - 1) + $f($n - 1) : 0 }; $f(40) )', { stack: 500, timeout: 1000 } as never)]]), {});

@@ -12,7 +12,7 @@ export type EnginePath = { engine: 'compiled' } | { engine: 'interpreter'; reaso
 export interface Limits {
   /** Nested evaluations (AST nodes and lambda calls) before the evaluation is stopped. */
   maxDepth: number;
-  /** Milliseconds of synchronous work before the evaluation is stopped. */
+  /** Milliseconds of CPU time the evaluation may run before it is stopped (not time spent waiting for a core). */
   maxMs: number;
 }
 
@@ -32,7 +32,7 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
     budget.ticks = 0;
     budget.maxDepth = limits.maxDepth;
     budget.maxMs = limits.maxMs;
-    budget.deadline = Date.now() + limits.maxMs;
+    budget.cpuStart = -1;
     focus.environment.timestamp = new Date();
     const env = new Scope(undefined, bindings);
     env.set('$', input);
