@@ -10,6 +10,7 @@ import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { growthFigures, type GrowthFigures } from './growth';
 import { seedCharges } from './seed';
+import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 
 /**
  * `npm run bench`: on this machine, (a) direct calls to the Pagar.me emulator, (b) the same calls through a plain
@@ -106,7 +107,8 @@ async function main(): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   // BENCH_PROFILE=dir writes a V8 CPU profile of the RouteGate process there (open it in Chrome DevTools).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
-  start([...profile, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
+  // RouteGate runs as `npm start` runs it (src/lib/server-flags.ts).
+  start([...SERVER_NODE_FLAGS, ...profile, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
   const routegateProcess = children[children.length - 1];
   const routegate = `http://127.0.0.1:${port}`;
   await waitForHealth(routegate);
@@ -229,7 +231,7 @@ async function measureGrowth(bin: string, baseEnv: Record<string, string>, charg
   const account = JSON.parse((await start([bin, 'accounts', 'create', '--name', 'Growth', '--email', 'growth@example.com'], env)).line);
   const serve = async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
-    start([path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
+    start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
     const child = children[children.length - 1];
     const url = `http://127.0.0.1:${port}`;
     await waitForHealth(url);

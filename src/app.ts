@@ -15,7 +15,8 @@ import { registerDocs } from './http/docs';
 import { probeRoutes } from './http/probes';
 import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
-import { REDACT_PATHS, clientRequestId, requestSerializer } from './lib/redact';
+import { RequestLog } from './http/request-log';
+import { censorSecrets, clientRequestId, requestSerializer, responseSerializer } from './lib/redact';
 import { chargeRoutes } from './charges/routes';
 import { coproducerRoutes } from './splits/routes';
 import { assertShippedMappings, loadMappings } from './mapping/loader';
@@ -65,10 +66,14 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-      serializers: { req: requestSerializer },
+      // Secrets censored by src/lib/censor.ts rather than pino's `redact`, which tried every path on every key of
+      // every line (and of every request's logger): ~15 µs a line.
+      formatters: { log: censorSecrets },
+      serializers: { req: requestSerializer, res: responseSerializer },
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     },
+    childLoggerFactory: (logger, bindings, options) => logger.child(censorSecrets(bindings), options),
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
     genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),
     ajv: { customOptions: AJV_OPTIONS },

@@ -83,7 +83,20 @@ test('log lines: one msg each, no key written twice, and the request id on every
     assert.ok(ids.has('order-1001-create'), 'a well-formed x-request-id is kept');
 
     const during = lines.slice(before);
-    assert.ok(during.length >= 12, `expected request lines, got ${during.length}`);
+    // One line per request, written when it is answered; `incoming request` is a debug line.
+    const completed = during.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
+    assert.equal(completed.length, 6, during.join('\n'));
+    assert.ok(!during.some((l) => l.includes('incoming request')));
+    for (const l of completed) {
+      assert.equal(typeof l.req.method, 'string');
+      assert.match(l.req.url, /^\/api\/v1\//);
+      assert.equal(typeof l.res.statusCode, 'number');
+      assert.equal(typeof l.responseTime, 'number');
+    }
+    const created = completed.find((l) => l.reqId === 'order-1001-create');
+    assert.equal(created.res.statusCode, 201);
+    assert.match(created.chargeId, /^chg_/, 'a charge answer names its charge and gateway');
+    assert.equal(created.gateway, 'pagarme');
     for (const line of during) {
       assert.deepEqual(duplicateKeys(line), [], line);
       const entry = JSON.parse(line);

@@ -127,6 +127,10 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
     '(  $f := function($n) { $n <= 1 ? 1 : $n * $f($n - 1) }; $f(10) )', 'a.b > 1', '"x" & n & null', 'n in [1, 2]', '-n', '$not(a)',
     '$append(a, [5])', '$distinct([1, 1, 2])', '$uppercase(s)', '$replace("a_b_c", "_", "-")', '$fromMillis($toMillis("2030-01-01T00:00:00Z"))',
     '$formatInteger(7, "00")', '$round(2.5)', '$abs(-3)', '$max([1, 5])', '$trim("  x ")', '$error("boom")', 'a.b + "x"', '$$.n',
+    // Scopes (a block's variables shadow, even when bound to nothing) and the one-object shortcuts of paths and
+    // object constructors, against lists and nested arrays.
+    '( $x := 1; ( $x := 2; $y := $x ); [$x, $y] )', '( $x := 1; ( $x := missing; $x ) )', '( $f := function($v) { $v.b }; $f(a) )',
+    '{"a": a.b, "n": n, "o": {"s": s, "none": missing}}', 'a.{"v": b}', '$.{"n": n}', 'a.[b]', 'o.k[]', 'a.b[0]', '{"k": $}',
   ];
   const inputs = [{ a: [{ b: 1 }, { b: 2 }], n: 42, s: '12.50', o: { k: 'v', w: 2 } }, { a: { b: 3 }, n: null, s: '', o: {} }, { a: [], n: '1' }, [1, 2], null];
   for (const src of exprs) {
@@ -138,6 +142,18 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
       assert.deepEqual(compiled, interpreted, `${src} on ${JSON.stringify(input)}`);
     }
   }
+});
+
+test('the time budget counts the work done, not the time the process waited for a core', async () => {
+  // A binding that blocks the thread without using the CPU, as a descheduled process or a container at its CPU quota
+  // waits: 150 ms of waiting, then a few thousand nodes of real work, well within the budget.
+  const waitWithoutWork = () => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);
+    return 1;
+  };
+  const set = new MappingSet('pagarme', new Map([['charge.request', jsonata('( $w := $wait(); $count([1..3000].($string($) & "x")) + $w )')]]), {});
+  assert.equal(set.engines().get('charge.request')?.engine, 'compiled');
+  assert.equal(await set.evaluate('charge.request', {}, { wait: waitWithoutWork }), 3001);
 });
 
 test('a mapping that recurses or loops without end is stopped with a clear error, on both engines', async () => {

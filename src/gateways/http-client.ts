@@ -1,9 +1,13 @@
-import { Agent, request, errors as undiciErrors } from 'undici';
+import { EventEmitter } from 'node:events';
+import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayFailure, type GatewayReply, type GatewayRequest, type HttpSender } from './types';
 
 export type { GatewayRequest, GatewayReply };
 
 const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+// Gateway origins come from the deployment's configuration (five gateways, a sandbox): a handful. The bound only
+// keeps a misconfiguration from holding sockets open without limit; the oldest pool is closed past it.
+const MAX_ORIGINS = 32;
 
 // Failures while connecting: no byte of the request left this process, so the gateway cannot have acted on it.
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -12,21 +16,67 @@ const LOST_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CL
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ABORT_ERR', 'UND_ERR_ABORTED']);
 
 /**
- * One keep-alive undici Agent for all gateway origins (it pools per origin). No retry interceptor:
- * fallback is the orchestrator's decision, with a per-attempt idempotency key.
+ * The whole-call time limit, as the abort signal undici takes. An EventEmitter (undici's documented alternative to
+ * an AbortSignal) with a plain timer cleared when the call ends: AbortSignal.timeout() leaves its timer (and the
+ * signal) alive for the full timeout after the answer came, and an AbortController's EventTarget listener costs
+ * ten times the call's own bookkeeping.
+ */
+class Deadline extends EventEmitter {
+  aborted = false;
+  reason: Error | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    super();
+    this.timer = setTimeout(() => {
+      this.aborted = true;
+      this.reason = Object.assign(new Error(`no answer within ${ms} ms`), { code: 'UND_ERR_ABORTED' });
+      this.emit('abort');
+    }, ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** `https://host:port/path?q` -> origin and path, without building a URL object per call. */
+function splitUrl(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  return slash === -1 ? { origin: url, path: '/' } : { origin: url.slice(0, slash), path: url.slice(slash) };
+}
+
+/**
+ * One keep-alive undici Pool per gateway origin, made on its first call and reused by every later one. No retry
+ * interceptor: fallback is the orchestrator's decision, with a per-attempt idempotency key.
  */
 export class GatewayHttp implements HttpSender {
-  private readonly agent: Agent;
+  private readonly pools = new Map<string, Pool>();
+  private readonly options: Pool.Options;
 
   /** connectTimeoutMs: how long opening a connection may take (nothing is sent before it is open). */
   constructor(options: { connectTimeoutMs?: number } = {}) {
-    this.agent = new Agent({
+    this.options = {
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 120_000,
       connections: 128,
       maxResponseSize: MAX_RESPONSE_BYTES,
       connect: { timeout: options.connectTimeoutMs ?? 5_000 },
-    });
+    };
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      if (this.pools.size >= MAX_ORIGINS) {
+        const [oldest, old] = this.pools.entries().next().value as [string, Pool];
+        this.pools.delete(oldest);
+        old.close().catch(() => undefined); // in-flight calls finish first
+      }
+      pool = new Pool(origin, this.options);
+      this.pools.set(origin, pool);
+    }
+    return pool;
   }
 
   async send(req: GatewayRequest): Promise<GatewayReply> {
@@ -35,13 +85,14 @@ export class GatewayHttp implements HttpSender {
     if (timeoutMs <= 0) {
       throw new GatewayFailure('timeout', req.gateway, `the request deadline passed before ${req.gateway} was called`, { ambiguous: false });
     }
-    const signal = AbortSignal.timeout(timeoutMs);
+    const { origin, path } = splitUrl(req.url);
+    const signal = new Deadline(timeoutMs);
     let status: number;
     let headers: GatewayReply['headers'];
     let text: string;
     try {
-      const res = await request(req.url, {
-        dispatcher: this.agent,
+      const res = await this.pool(origin).request({
+        path,
         method: req.method,
         headers: req.headers,
         body: req.body,
@@ -54,6 +105,8 @@ export class GatewayHttp implements HttpSender {
       text = await res.body.text();
     } catch (err) {
       throw classifyTransportError(err, req, timeoutMs, signal.aborted);
+    } finally {
+      signal.clear();
     }
     let json: unknown;
     let jsonError = false;
@@ -68,7 +121,9 @@ export class GatewayHttp implements HttpSender {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
   }
 }
 

@@ -79,17 +79,7 @@ export const OPERATIONS: Record<string, Operation> = {
     errors: [404, 409, 422, 502, 504], body: true, rgHeaders: true, idempotent: true,
   },
   'GET /api/v1/charges': {
-    success: {
-      status: 200, description: 'a page of charges, newest first',
-      schema: {
-        type: 'object',
-        properties: {
-          success: { type: 'boolean' },
-          data: { type: 'array', items: { type: 'object', additionalProperties: true, description: 'normalized charge' } },
-          pagination: { type: 'object', properties: { limit: { type: 'integer' }, nextCursor: { type: ['string', 'null'] } } },
-        },
-      },
-    },
+    success: { status: 200, description: 'a page of charges, newest first', schema: ref('charge-list-response') },
     errors: [], rgHeaders: true,
   },
   'GET /api/v1/charges/:id': {

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { isValidCNPJ, isValidCPF } from '@brazilian-utils/brazilian-utils';
 import type { FastifyInstance } from 'fastify';
 import { SCHEMAS_DIR } from '../lib/paths';
 import type { FieldError, RouteGateError } from '../errors';
@@ -27,11 +26,19 @@ export function loadSchemas(dir: string = SCHEMAS_DIR): JsonSchema[] {
   return schemas;
 }
 
+// @brazilian-utils' per-function entry points (its package `exports`), not its main bundle: that is a 1.2 MB UMD file
+// with every dataset the package ships (municipalities, banks, holidays...), 16 MB of resident memory for two
+// check-digit functions. `require`, as TypeScript's "node" module resolution does not read `exports` maps.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { isValidCpf } = require('@brazilian-utils/brazilian-utils/is-valid-cpf') as { isValidCpf(value: string): boolean };
+const { isValidCnpj } = require('@brazilian-utils/brazilian-utils/is-valid-cnpj') as { isValidCnpj(value: string): boolean };
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 /** CPF or CNPJ with valid check digits (@brazilian-utils, not hand-written): the real gateways check them too. */
 export function validTaxId(value: string): boolean {
   // A wrong length is the pattern's error to report; this format only judges 11 or 14 digits.
   if (!/^(\d{11}|\d{14})$/.test(value)) return true;
-  return value.length === 11 ? isValidCPF(value) : isValidCNPJ(value);
+  return value.length === 11 ? isValidCpf(value) : isValidCnpj(value);
 }
 
 /**

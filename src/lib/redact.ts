@@ -1,16 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import { GATEWAYS } from '../gateways/registry';
+import { censorer } from './censor';
 
-/** pino redact paths: API keys, gateway credentials and card data never reach a log line. */
+/**
+ * Where secrets may sit in a logged object (pino's redact path syntax): API keys, gateway credentials and card data
+ * never reach a log line. `req`, `res` and `err` are written through their serializers, which keep no headers
+ * (requestSerializer and responseSerializer below; pino's error serializer copies the error's own fields, which
+ * these paths cover).
+ */
 export const REDACT_PATHS = [
-  'req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie',
   'headers["x-api-key"]', 'headers.authorization',
   'credentials', '*.credentials', 'body.credentials',
   '*.creditCard.number', '*.creditCard.cvv', '*.creditCard.token', 'creditCard.number', 'creditCard.cvv', 'creditCard.token',
   '*.card.number', '*.card.cvv', '*.card.security_code', '*.card.encrypted',
   'apiKeyPlain',
   // Dashboard forms and cookies: passwords, CSRF tokens, invitation tokens and session cookies.
-  'res.headers["set-cookie"]', 'headers.cookie', 'headers["set-cookie"]',
+  'headers.cookie', 'headers["set-cookie"]',
   'password', '*.password', 'currentPassword', '*.currentPassword', '_csrf', '*._csrf', 'token', '*.token',
   // Every secret credential field any gateway declares, wherever it sits in a logged object.
   ...[...new Set(GATEWAYS.flatMap((g) => Object.entries(g.credentials).filter(([, f]) => f.secret).map(([name]) => name)))].flatMap((name) => [name, `*.${name}`]),
@@ -40,3 +45,8 @@ export const requestSerializer = (req: FastifyRequest) => ({
   url: safeUrl(req.url),
   remoteAddress: req.ip,
 });
+
+export const responseSerializer = (reply: { statusCode: number }) => ({ statusCode: reply.statusCode });
+
+/** Every log line's object, and every request logger's bindings, with the REDACT_PATHS censored (src/lib/censor.ts). */
+export const censorSecrets = censorer(REDACT_PATHS);

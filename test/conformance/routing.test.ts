@@ -219,7 +219,7 @@ describe('idempotency', () => {
     const calls = (await e2e.control.requests('stripe')).length - before;
     const second = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
     assert.equal(second.status, first.status);
-    assert.deepEqual(second.body, first.body);
+    assert.equal(second.text, first.text, 'the stored answer is the first answer\'s bytes, kept as they were sent');
     assert.equal(second.headers['idempotent-replayed'], 'true');
     assert.equal(second.headers['x-rg-charge-id'], first.headers['x-rg-charge-id']);
     assert.equal((await e2e.control.requests('stripe')).length - before, calls, 'no new gateway call');

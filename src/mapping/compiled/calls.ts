@@ -60,8 +60,8 @@ export function compileLambda(node: Node, compileNode: Compile): Fn {
   const body = compileNode(node.body);
   return (input, env) => {
     const lambda: any = (args: any[]) => {
-      const frame = Object.create(env);
-      for (let i = 0; i < params.length; i++) frame[params[i]] = args[i];
+      const frame = env.child();
+      for (let i = 0; i < params.length; i++) frame.set(params[i], args[i]);
       return body(input, frame);
     };
     lambda[LAMBDA] = true;

@@ -5,10 +5,12 @@
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
   append, ASYNC_BUILTINS, budget, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
-  lookup, NeedsInterpreter, seq, toBoolean, type Fn, type Frame,
+  lookup, seq, toBoolean, type Fn,
 } from './runtime';
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
+import { compileGroup } from './objects';
+import { compilePath, frameFromTuple } from './paths';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export { Unsupported } from './unsupported';
@@ -33,7 +35,7 @@ export function compileNode(node: Node): Fn {
 
 function compileCore(node: Node): Fn {
   switch (node.type) {
-    case 'path': return compilePath(node);
+    case 'path': return compilePath(node, compileNode, compileFilter);
     case 'binary': return compileBinary(node, compileNode);
     case 'unary': return compileUnary(node);
     case 'name': { const key = node.value; return (input) => lookup(input, key); }
@@ -48,7 +50,7 @@ function compileCore(node: Node): Fn {
     case 'block': {
       const exprs: Fn[] = node.expressions.map(compileNode);
       return (input, env) => {
-        const frame = Object.create(env);
+        const frame = env.child();
         let result;
         for (const e of exprs) result = e(input, frame);
         return result;
@@ -57,104 +59,19 @@ function compileCore(node: Node): Fn {
     case 'bind': {
       const name = node.lhs.value;
       const rhs = compileNode(node.rhs);
-      return (input, env) => (env[name] = rhs(input, env));
+      return (input, env) => env.set(name, rhs(input, env));
     }
     case 'regex': return compileRegex(node);
     case 'variable': {
       const name = node.value;
       if (ASYNC_BUILTINS.has(name)) throw new Unsupported(`$${name}`);
       if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input);
-      return (_input, env) => env[name];
+      return (_input, env) => env.get(name);
     }
     case 'function': return compileFunction(node, compileNode);
     case 'lambda': return compileLambda(node, compileNode);
     default: throw new Unsupported(`${node.type} expressions`);
   }
-}
-
-function compilePath(node: Node): Fn {
-  if (node.tuple || node.group) throw new Unsupported('path with ancestry or group-by');
-  const steps = node.steps.map((step: Node) => {
-    if (step.type === 'sort' || step.focus || step.ancestor) throw new Unsupported('sort, focus or ancestor steps');
-    return { fn: compileNode(step), tuple: step.tuple === true, index: step.index as string | undefined, consarray: step.consarray === true, stages: (step.stages ?? []).map((s: Node) => {
-      if (s.type !== 'filter') throw new Unsupported(`${s.type} stage`);
-      return compileFilter(s.expr);
-    }) as Fn[] };
-  });
-  const absolute = node.steps[0].type === 'variable';
-  const keepSingletonArray = node.keepSingletonArray === true;
-  return (input, env) => {
-    let inputSequence = Array.isArray(input) && !absolute ? input : seq(input);
-    let result: any;
-    let tuples: any[] | undefined;
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i];
-      if (step.tuple || tuples) {
-        tuples = tupleStep(step, inputSequence, tuples, env);
-        continue;
-      }
-      result = i === 0 && step.consarray ? step.fn(inputSequence, env) : evaluateStep(step, inputSequence, env, i === steps.length - 1);
-      if (result === undefined || result.length === 0) break;
-      inputSequence = result;
-    }
-    if (tuples) {
-      result = seq();
-      for (const t of tuples) result.push(t['@']);
-    }
-    if (keepSingletonArray) {
-      if (Array.isArray(result) && (result as any).cons && !(result as any).sequence) result = seq(result);
-      result.keepSingleton = true;
-    }
-    return result;
-  };
-}
-
-interface Step { fn: Fn; stages: Fn[]; index?: string }
-
-function evaluateStep(step: Step, input: any[], env: Frame, lastStep: boolean): any {
-  const results: any = [];
-  for (let i = 0; i < input.length; i++) {
-    let res = step.fn(input[i], env);
-    for (const stage of step.stages) res = stage(res, env);
-    if (res !== undefined) results.push(res);
-  }
-  if (lastStep && results.length === 1 && Array.isArray(results[0]) && !(results[0] as any).sequence) return results[0];
-  const out = seq();
-  for (const res of results) {
-    if (!Array.isArray(res) || (res as any).cons) out.push(res);
-    else for (const v of res) out.push(v);
-  }
-  return out;
-}
-
-/** evaluateTupleStep for `#$i` positional bindings: each tuple carries '@' (the item) and the index variables. */
-function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Frame): any[] {
-  const result: any = seq();
-  result.tupleStream = true;
-  const inTuples = tuples ?? input.map((item) => ({ '@': item }));
-  for (const t of inTuples) {
-    const res0 = step.fn(t['@'], frameFromTuple(env, t));
-    if (res0 === undefined) continue;
-    const res = Array.isArray(res0) ? res0 : [res0];
-    for (let b = 0; b < res.length; b++) {
-      const tuple: any = Object.assign(Object.create(null), t);
-      if ((res as any).tupleStream) Object.assign(tuple, res[b]);
-      else {
-        tuple['@'] = res[b];
-        if (step.index) tuple[step.index] = b;
-      }
-      result.push(tuple);
-    }
-  }
-  let out = result;
-  for (const stage of step.stages) out = stage(out, env);
-  return out;
-}
-
-function frameFromTuple(env: Frame, tuple: any): Frame {
-  const frame = Object.create(env);
-  for (const k of Object.keys(tuple)) frame[k] = tuple[k];
-  return frame;
 }
 
 /** evaluateFilter: a number selects by index, numbers by indexes, anything else keeps the items it is true for. */
@@ -220,38 +137,8 @@ function compileUnary(node: Node): Fn {
       return result;
     };
   }
-  if (node.value === '{') return compileGroup(node);
+  if (node.value === '{') return compileGroup(node, compileNode);
   throw new Unsupported(`unary ${node.value}`);
-}
-
-/** evaluateGroupExpression without tuple streams: keys per input item, then each value over its group. */
-function compileGroup(node: Node): Fn {
-  const pairs = node.lhs.map((pair: Node[]) => [compileNode(pair[0]), compileNode(pair[1])] as [Fn, Fn]);
-  return (input, env) => {
-    if (input && input.tupleStream) throw new NeedsInterpreter('object constructor over a tuple stream');
-    const result = Object.create(null);
-    const groups: Record<string, { data: any; exprIndex: number }> = Object.create(null);
-    const list = Array.isArray(input) ? input : seq(input);
-    if (list.length === 0) list.push(undefined);
-    for (const item of list) {
-      for (let p = 0; p < pairs.length; p++) {
-        const key = pairs[p][0](item, env);
-        if (typeof key !== 'string' && key !== undefined) throw jerr('T1003', { value: key });
-        if (key === undefined) continue;
-        if (key === '_jsonata_lambda' || key === '_jsonata_function') throw jerr('D1013', { value: key });
-        const existing = groups[key];
-        if (existing) {
-          if (existing.exprIndex !== p) throw jerr('D1009', { value: key });
-          existing.data = append(existing.data, item);
-        } else groups[key] = { data: item, exprIndex: p };
-      }
-    }
-    for (const key of Object.keys(groups)) {
-      const value = pairs[groups[key].exprIndex][1](groups[key].data, env);
-      if (value !== undefined) result[key] = value;
-    }
-    return result;
-  };
 }
 
 function compileWildcard(): Fn {

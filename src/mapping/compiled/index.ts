@@ -1,6 +1,6 @@
 import type jsonata from 'jsonata';
 import { compileNode, Unsupported } from './compile';
-import { budget, builtins, focus, seq, type Frame, type Fn } from './runtime';
+import { budget, focus, Scope, seq, type Fn } from './runtime';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
 
@@ -12,7 +12,7 @@ export type EnginePath = { engine: 'compiled' } | { engine: 'interpreter'; reaso
 export interface Limits {
   /** Nested evaluations (AST nodes and lambda calls) before the evaluation is stopped. */
   maxDepth: number;
-  /** Milliseconds of synchronous work before the evaluation is stopped. */
+  /** Milliseconds of CPU time the evaluation may run before it is stopped (not time spent waiting for a core). */
   maxMs: number;
 }
 
@@ -32,11 +32,10 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
     budget.ticks = 0;
     budget.maxDepth = limits.maxDepth;
     budget.maxMs = limits.maxMs;
-    budget.deadline = Date.now() + limits.maxMs;
+    budget.cpuStart = -1;
     focus.environment.timestamp = new Date();
-    const env: Frame = Object.create(builtins);
-    for (const key of Object.keys(bindings)) env[key] = bindings[key];
-    env.$ = input;
+    const env = new Scope(undefined, bindings);
+    env.set('$', input);
     // As jsonata: a JSON array input is one value, wrapped so paths do not map over it.
     let value: any = input;
     if (Array.isArray(input) && (input as any).sequence !== true) {

@@ -1,0 +1,51 @@
+// Object constructors, as jsonata 2.x's evaluateGroupExpression (without tuple streams, which stay on the
+// interpreter): keys per input item, then each value over the items grouped under its key.
+import { append, jerr, NeedsInterpreter, seq, type Fn } from './runtime';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Node = any;
+
+/** evaluateGroupExpression without tuple streams: keys per input item, then each value over its group. */
+export function compileGroup(node: Node, compileNode: (n: Node) => Fn): Fn {
+  const pairs = node.lhs.map((pair: Node[]) => [compileNode(pair[0]), compileNode(pair[1])] as [Fn, Fn]);
+  // What mappings write nearly always: `{'key': value, ...}` with distinct literal keys, built over one input (not a
+  // list to group). Then each key has one group, the input itself, and jsonata's grouping comes down to evaluating
+  // the values in key order into a plain object (no key can be __proto__ or jsonata's reserved names).
+  const literalKeys: string[] | undefined = node.lhs.every((pair: Node[]) => pair[0].type === 'string' && !pair[0].predicate && !pair[0].keepArray)
+    ? node.lhs.map((pair: Node[]) => pair[0].value) : undefined;
+  const fast = literalKeys !== undefined && new Set(literalKeys).size === literalKeys.length
+    && !literalKeys.some((k) => k === '__proto__' || k === '_jsonata_lambda' || k === '_jsonata_function');
+  return (input, env) => {
+    if (fast && !Array.isArray(input)) {
+      const result: Record<string, unknown> = {};
+      for (let p = 0; p < pairs.length; p++) {
+        const value = pairs[p][1](input, env);
+        if (value !== undefined) result[literalKeys![p]] = value;
+      }
+      return result;
+    }
+    if (input && input.tupleStream) throw new NeedsInterpreter('object constructor over a tuple stream');
+    const result = Object.create(null);
+    const groups: Record<string, { data: any; exprIndex: number }> = Object.create(null);
+    const list = Array.isArray(input) ? input : seq(input);
+    if (list.length === 0) list.push(undefined);
+    for (const item of list) {
+      for (let p = 0; p < pairs.length; p++) {
+        const key = pairs[p][0](item, env);
+        if (typeof key !== 'string' && key !== undefined) throw jerr('T1003', { value: key });
+        if (key === undefined) continue;
+        if (key === '_jsonata_lambda' || key === '_jsonata_function') throw jerr('D1013', { value: key });
+        const existing = groups[key];
+        if (existing) {
+          if (existing.exprIndex !== p) throw jerr('D1009', { value: key });
+          existing.data = append(existing.data, item);
+        } else groups[key] = { data: item, exprIndex: p };
+      }
+    }
+    for (const key of Object.keys(groups)) {
+      const value = pairs[groups[key].exprIndex][1](groups[key].data, env);
+      if (value !== undefined) result[key] = value;
+    }
+    return result;
+  };
+}

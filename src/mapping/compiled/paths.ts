@@ -1,0 +1,143 @@
+// Path expressions (`a.b[0].c`, `items#$i.{...}`), as jsonata 2.x's evaluatePath, evaluateStep and
+// evaluateTupleStep: each step maps over the sequence the previous one produced, flattening arrays one level.
+import { seq, type Fn, type Scope } from './runtime';
+import { Unsupported } from './unsupported';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Node = any;
+type Compile = (n: Node) => Fn;
+
+export function compilePath(node: Node, compileNode: Compile, compileFilter: Compile): Fn {
+  if (node.tuple || node.group) throw new Unsupported('path with ancestry or group-by');
+  const steps = node.steps.map((step: Node) => {
+    if (step.type === 'sort' || step.focus || step.ancestor) throw new Unsupported('sort, focus or ancestor steps');
+    return { fn: compileNode(step), tuple: step.tuple === true, index: step.index as string | undefined, consarray: step.consarray === true, stages: (step.stages ?? []).map((s: Node) => {
+      if (s.type !== 'filter') throw new Unsupported(`${s.type} stage`);
+      return compileFilter(s.expr);
+    }) as Fn[] };
+  });
+  const absolute = node.steps[0].type === 'variable';
+  const keepSingletonArray = node.keepSingletonArray === true;
+  return (input, env) => {
+    let i = 0;
+    let inputSequence: any;
+    if (Array.isArray(input) && !absolute) inputSequence = input;
+    else {
+      // While each step's input is one value (a path into one object, the usual case), the step is evaluated on it
+      // directly: what evaluateStep gives for a one-item sequence, without building a sequence at every step.
+      let single = input;
+      for (; i < steps.length; i++) {
+        const step = steps[i];
+        if (step.tuple || (i === 0 && step.consarray)) break;
+        let res = step.fn(single, env);
+        for (const stage of step.stages) res = stage(res, env);
+        if (res === undefined) return pathResult(seq(), keepSingletonArray);
+        if (Array.isArray(res) && !(res as any).cons) {
+          if (i === steps.length - 1 && !(res as any).sequence) return pathResult(res, keepSingletonArray);
+          if (res.length !== 1) {
+            if (res.length === 0) return pathResult(seq(), keepSingletonArray);
+            inputSequence = seq(...res);
+            i++;
+            break;
+          }
+          res = res[0];
+        }
+        single = res;
+      }
+      if (inputSequence === undefined) {
+        if (i === steps.length) return pathResult(seq(single), keepSingletonArray);
+        inputSequence = seq(single);
+      }
+    }
+    let result: any = inputSequence;
+    let tuples: any[] | undefined;
+    for (; i < steps.length; i++) {
+      const step = steps[i];
+      if (step.tuple || tuples) {
+        tuples = tupleStep(step, inputSequence, tuples, env);
+        continue;
+      }
+      result = i === 0 && step.consarray ? step.fn(inputSequence, env) : evaluateStep(step, inputSequence, env, i === steps.length - 1);
+      if (result === undefined || result.length === 0) break;
+      inputSequence = result;
+    }
+    if (tuples) {
+      result = seq();
+      for (const t of tuples) result.push(t['@']);
+    }
+    return pathResult(result, keepSingletonArray);
+  };
+}
+
+function pathResult(result: any, keepSingletonArray: boolean): any {
+  if (keepSingletonArray) {
+    if (Array.isArray(result) && (result as any).cons && !(result as any).sequence) result = seq(result);
+    result.keepSingleton = true;
+  }
+  return result;
+}
+
+interface Step { fn: Fn; stages: Fn[]; index?: string }
+
+function evaluateStep(step: Step, input: any[], env: Scope, lastStep: boolean): any {
+  if (input.length === 1) {
+    // Most steps of a mapping's paths walk one object (`charge.customer.address`): the same result as below
+    // without the intermediate list.
+    let res = step.fn(input[0], env);
+    for (const stage of step.stages) res = stage(res, env);
+    const out = seq();
+    if (res === undefined) return out;
+    if (Array.isArray(res)) {
+      if (lastStep && !(res as any).sequence) return res;
+      if (!(res as any).cons) {
+        for (const v of res) out.push(v);
+        return out;
+      }
+    }
+    out.push(res);
+    return out;
+  }
+  const results: any = [];
+  for (let i = 0; i < input.length; i++) {
+    let res = step.fn(input[i], env);
+    for (const stage of step.stages) res = stage(res, env);
+    if (res !== undefined) results.push(res);
+  }
+  if (lastStep && results.length === 1 && Array.isArray(results[0]) && !(results[0] as any).sequence) return results[0];
+  const out = seq();
+  for (const res of results) {
+    if (!Array.isArray(res) || (res as any).cons) out.push(res);
+    else for (const v of res) out.push(v);
+  }
+  return out;
+}
+
+/** evaluateTupleStep for `#$i` positional bindings: each tuple carries '@' (the item) and the index variables. */
+function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Scope): any[] {
+  const result: any = seq();
+  result.tupleStream = true;
+  const inTuples = tuples ?? input.map((item) => ({ '@': item }));
+  for (const t of inTuples) {
+    const res0 = step.fn(t['@'], frameFromTuple(env, t));
+    if (res0 === undefined) continue;
+    const res = Array.isArray(res0) ? res0 : [res0];
+    for (let b = 0; b < res.length; b++) {
+      const tuple: any = Object.assign(Object.create(null), t);
+      if ((res as any).tupleStream) Object.assign(tuple, res[b]);
+      else {
+        tuple['@'] = res[b];
+        if (step.index) tuple[step.index] = b;
+      }
+      result.push(tuple);
+    }
+  }
+  let out = result;
+  for (const stage of step.stages) out = stage(out, env);
+  return out;
+}
+
+export function frameFromTuple(env: Scope, tuple: any): Scope {
+  const frame = env.child();
+  for (const k of Object.keys(tuple)) frame.set(k, tuple[k]);
+  return frame;
+}
