@@ -30,7 +30,8 @@ export function defaultSettings(): SettingsRow {
 }
 
 interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; created_at: string; updated_at: string }
-interface RawSettings {
+/** A settings row as both stores return it. */
+export interface RawSettings {
   primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
   gateway_settings: string;
 }
@@ -108,19 +109,7 @@ export class AccountsRepository {
   }
 
   private readSettings(id: string): SettingsRow {
-    const r = this.settingsById.get(id) as RawSettings | undefined;
-    if (!r) return defaultSettings();
-    const declared = gatewaySettingDefaults();
-    const stored = JSON.parse(r.gateway_settings) as Record<string, unknown>;
-    for (const name of Object.keys(declared)) if (Object.hasOwn(stored, name)) declared[name] = stored[name];
-    return {
-      ...declared,
-      primaryGateway: r.primary_gateway,
-      gatewayFallbacks: JSON.parse(r.gateway_fallbacks),
-      compatibilityMode: r.compatibility_mode,
-      responseFormat: r.response_format as SettingsRow['responseFormat'],
-      webhookForwardUrl: r.webhook_forward_url,
-    };
+    return toSettings(this.settingsById.get(id) as RawSettings | undefined);
   }
 
   async saveSettings(id: string, s: SettingsRow): Promise<void> {
@@ -129,6 +118,23 @@ export class AccountsRepository {
   }
 }
 
-function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {
+/** The gateway-declared settings, as stored in the gateway_settings JSON column (both stores). */
+export function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {
   return Object.fromEntries(gatewaySettingNames().filter((n) => s[n] !== undefined).map((n) => [n, s[n]]));
+}
+
+/** A settings row as the API sees it: the defaults when there is none, gateway settings flattened beside the core ones (both stores). */
+export function toSettings(r: RawSettings | undefined): SettingsRow {
+  if (!r) return defaultSettings();
+  const declared = gatewaySettingDefaults();
+  const stored = JSON.parse(r.gateway_settings) as Record<string, unknown>;
+  for (const name of Object.keys(declared)) if (Object.hasOwn(stored, name)) declared[name] = stored[name];
+  return {
+    ...declared,
+    primaryGateway: r.primary_gateway,
+    gatewayFallbacks: JSON.parse(r.gateway_fallbacks),
+    compatibilityMode: r.compatibility_mode,
+    responseFormat: r.response_format as SettingsRow['responseFormat'],
+    webhookForwardUrl: r.webhook_forward_url,
+  };
 }

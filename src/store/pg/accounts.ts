@@ -1,15 +1,10 @@
 import { nowIso } from '../db';
-import { type AccountRow, type SettingsRow, defaultSettings } from '../accounts';
-import { gatewaySettingDefaults, gatewaySettingNames } from '../../gateways/account-settings';
+import { type AccountRow, type RawSettings, type SettingsRow, pickGatewaySettings, toSettings } from '../accounts';
 import type { Queryable } from './queryable';
 import { notifySql } from './change-feed';
 import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
 
 interface RawAccount { id: string; name: string; email: string; active: number | string; webhook_token: string; created_at: string; updated_at: string }
-interface RawSettings {
-  primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
-  gateway_settings: string;
-}
 
 const ACCOUNT_COLUMNS = 'id, name, email, active, webhook_token, created_at, updated_at';
 
@@ -73,19 +68,7 @@ export class PgAccountsRepository {
 
   private async readSettings(id: string): Promise<SettingsRow> {
     const { rows } = await this.q.query<RawSettings>({ name: 'accounts.settingsById', text: SQL.settingsById, values: [id] });
-    const r = rows[0];
-    if (!r) return defaultSettings();
-    const declared = gatewaySettingDefaults();
-    const stored = JSON.parse(r.gateway_settings) as Record<string, unknown>;
-    for (const name of Object.keys(declared)) if (Object.hasOwn(stored, name)) declared[name] = stored[name];
-    return {
-      ...declared,
-      primaryGateway: r.primary_gateway,
-      gatewayFallbacks: JSON.parse(r.gateway_fallbacks),
-      compatibilityMode: r.compatibility_mode,
-      responseFormat: r.response_format as SettingsRow['responseFormat'],
-      webhookForwardUrl: r.webhook_forward_url,
-    };
+    return toSettings(rows[0]);
   }
 
   async saveSettings(id: string, s: SettingsRow): Promise<void> {
@@ -94,6 +77,3 @@ export class PgAccountsRepository {
   }
 }
 
-function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {
-  return Object.fromEntries(gatewaySettingNames().filter((n) => s[n] !== undefined).map((n) => [n, s[n]]));
-}
