@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import { PgChargesRepository } from '../src/store/pg/charges';
 import { PgCoproducersRepository } from '../src/store/pg/coproducers';
-import { withPgTransaction, type Queryable } from '../src/store/pg/pool';
+import type { Queryable } from '../src/store/pg/pool';
+import { atomically } from '../src/store/pg/queryable';
 import { migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 
 // As test/list-query-plans.test.ts for SQLite: every list query of the PostgreSQL store pages through an index in
@@ -46,7 +47,7 @@ test('every list query (charges, coproducers) searches an index in order: no seq
   assert.equal(lists.length, 11, 'each list query shape was sent');
 
   for (const { text, values } of lists) {
-    const plan = await withPgTransaction(db.pool, async (client) => {
+    const plan = await atomically(db.pool, async (client) => {
       await client.query('SET LOCAL enable_seqscan = off');
       await client.query('SET LOCAL enable_sort = off');
       return (await client.query({ text: `EXPLAIN (FORMAT JSON) ${text}`, values })).rows[0]['QUERY PLAN'][0].Plan as PlanNode;

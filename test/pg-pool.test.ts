@@ -1,7 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { createPgPool, withDefaultUser, withPgTransaction, type Queryable } from '../src/store/pg/pool';
+import { createPgPool, withDefaultUser, type Queryable } from '../src/store/pg/pool';
+import { atomically } from '../src/store/pg/queryable';
 import { freshPgDatabase, type FreshPgDatabase } from './helpers/pg';
 
 let database: FreshPgDatabase;
@@ -30,13 +31,13 @@ test('a BIGINT past 2^53 fails the query instead of reading as a nearby number',
 test('the pool and a transaction client are both Queryable', async () => {
   const read = (q: Queryable) => q.query<{ one: number }>({ name: 'pool-test.one', text: 'SELECT $1::bigint AS one', values: [1] });
   assert.equal((await read(pool)).rows[0].one, 1);
-  assert.equal(await withPgTransaction(pool, async (client) => (await read(client)).rows[0].one), 1);
+  assert.equal(await atomically(pool, async (client) => (await read(client)).rows[0].one), 1);
 });
 
-test('withPgTransaction commits what resolves and rolls back what throws', async () => {
+test('atomically commits what resolves and rolls back what throws', async () => {
   await pool.query('CREATE TABLE t (v BIGINT)');
-  await withPgTransaction(pool, (c) => c.query('INSERT INTO t VALUES (1)'));
-  await assert.rejects(withPgTransaction(pool, async (c) => {
+  await atomically(pool, (c) => c.query('INSERT INTO t VALUES (1)'));
+  await assert.rejects(atomically(pool, async (c) => {
     await c.query('INSERT INTO t VALUES (2)');
     throw new Error('boom');
   }), /boom/);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { AttemptRecord, ChargeRecord } from '../src/store/charges';
 import { PgChargesRepository, type PgChargesShared } from '../src/store/pg/charges';
-import { withPgTransaction } from '../src/store/pg/pool';
+import { atomically } from '../src/store/pg/queryable';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 
 // Issue 17: ChargesRepository's contract on a real PostgreSQL, one database for this file.
@@ -114,7 +114,7 @@ test('findByAnyId finds a charge by its own id, its gateway id and each of its r
 test('a patch and its gateway ids are written together or not at all inside a transaction', async () => {
   const c = charge();
   await charges.insert(c, NO_LOCK);
-  await assert.rejects(withPgTransaction(db.pool, async (client) => {
+  await assert.rejects(atomically(db.pool, async (client) => {
     await new PgChargesRepository(client, shared).update(c.id, { externalId: 'pay_rolled_back', status: 'approved' });
     throw new Error('the rest of the transaction failed');
   }));

@@ -49,11 +49,7 @@ export class ReadCache<V> {
   }
 
   get(key: string, load: () => V | undefined): V | undefined {
-    const version = this.external.current();
-    if (version !== this.seen) {
-      this.entries.clear();
-      this.seen = version;
-    }
+    this.follow();
     const hit = this.entries.get(key);
     if (hit) return hit.value;
     const value = load();
@@ -67,11 +63,7 @@ export class ReadCache<V> {
    * Two concurrent misses of one key may both load.
    */
   async getAsync(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    const version = this.external.current();
-    if (version !== this.seen) {
-      this.entries.clear();
-      this.seen = version;
-    }
+    const version = this.follow();
     const hit = this.entries.get(key);
     if (hit) return hit.value;
     const cleared = this.cleared;
@@ -79,6 +71,16 @@ export class ReadCache<V> {
     const frozen = value === undefined ? undefined : deepFreeze(value);
     if (this.cleared === cleared && this.seen === version && this.external.current() === version) this.entries.set(key, { value: frozen });
     return frozen;
+  }
+
+  /** The source's version now; a new one empties the cache first. */
+  private follow(): number {
+    const version = this.external.current();
+    if (version !== this.seen) {
+      this.entries.clear();
+      this.seen = version;
+    }
+    return version;
   }
 
   clear(): void {

@@ -4,7 +4,7 @@ import { createPgPool } from './pool';
 import { migratePg } from './migrate';
 import { PgChangeFeed } from './change-feed';
 import { createPgReadCaches, type PgReadCaches } from './read-caches';
-import { withPgTransaction } from './pool';
+import { atomically, type Queryable } from './queryable';
 import { PgAccountsRepository } from './accounts';
 import { PgApiKeysRepository } from './api-keys';
 import { PgCredentialsRepository } from './credentials';
@@ -21,7 +21,7 @@ import { PgSessionsRepository } from './sessions';
 import { PgChargeStatsRepository } from './charge-stats';
 
 /** The repositories over one Queryable: the pool (each statement its own transaction) or a transaction's client. */
-function bind(q: pg.Pool | pg.PoolClient, caches: PgReadCaches, charges: PgChargesShared): Repositories {
+function bind(q: Queryable, caches: PgReadCaches, charges: PgChargesShared): Repositories {
   return {
     accounts: new PgAccountsRepository(q, caches),
     apiKeys: new PgApiKeysRepository(q, caches),
@@ -78,7 +78,7 @@ export class PgStore implements Store {
     let wroteCached = false;
     const feed = { current: () => this.feed.current(), bump: () => { wroteCached = true; this.feed.bump(); } };
     try {
-      await withPgTransaction(this.pool, async (client) => {
+      await atomically(this.pool, async (client) => {
         await write(bind(client, { ...this.caches, feed }, this.chargesShared));
       });
     } finally {

@@ -68,27 +68,3 @@ export function createPgPool(url: string, opts: PgPoolOptions = {}): pg.Pool {
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
 }
-
-/**
- * Run `work` in one transaction on a client of the pool: COMMIT when it resolves, ROLLBACK when it throws. A client
- * whose ROLLBACK failed is destroyed rather than handed to the next caller mid-transaction.
- */
-export async function withPgTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    try {
-      await client.query('ROLLBACK');
-    } catch (rollbackErr) {
-      broken = rollbackErr as Error;
-    }
-    throw err;
-  } finally {
-    client.release(broken);
-  }
-}
