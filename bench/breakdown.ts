@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { MappingSet } from '../src/mapping/loader';
-import { ChargesRepository } from '../src/store/charges';
+import { ChargesRepository, type ChargeRecord } from '../src/store/charges';
 import { startE2E } from '../test/helpers/e2e';
 
 /**
@@ -24,8 +24,15 @@ async function measure(variant: Variant): Promise<void> {
     } as typeof evaluate;
   }
   if (variant === 'no-store-writes' || variant === 'neither') {
-    ChargesRepository.prototype.insert = async () => undefined;
+    // The charge lives in memory only: settle answers it as the store would have.
+    const held = new Map<string, ChargeRecord>();
+    ChargesRepository.prototype.insert = async (c) => void held.set(c.id, c);
     ChargesRepository.prototype.update = async () => undefined;
+    ChargesRepository.prototype.settle = async (id, patch) => {
+      const settled = { ...held.get(id)!, ...patch, updatedAt: new Date().toISOString() } as ChargeRecord;
+      held.delete(id);
+      return settled;
+    };
     ChargesRepository.prototype.addAttempt = async () => undefined;
     ChargesRepository.prototype.finishAttempt = async () => undefined;
   }

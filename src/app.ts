@@ -86,7 +86,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Mappings compile before anything opens: a broken file stops start-up naming it.
   const mappings = loadMappings(config.mappingsDir);
   assertShippedMappings(config.mappingsDir, mappings);
-  const store = opts.store ?? await openStore(config);
+  const store = opts.store ?? await openStore(config, { serving: true });
   const vault = new CredentialVault(store, config.masterKey);
   try {
     await vault.verifyMasterKey();

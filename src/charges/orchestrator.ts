@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Repositories, Store } from '../store';
 import type { AccountRow, SettingsRow } from '../store/accounts';
 import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
@@ -49,8 +49,13 @@ export interface ChargeResult {
   refund?: RefundResult;
 }
 
+/**
+ * `chg_` and 32 hex digits: the creation time in milliseconds (12 digits), then 80 random bits. Charges created
+ * together sit together in the primary key and in the attempts index, so each one's writes land on the pages the
+ * previous ones dirtied instead of on a random page each (a third of the store's CPU per charge at 20,000 rows).
+ */
 export function newChargeId(): string {
-  return `chg_${randomUUID().replace(/-/g, '')}`;
+  return `chg_${Date.now().toString(16).padStart(12, '0')}${randomBytes(10).toString('hex')}`;
 }
 
 /** The per-call context an adapter needs. `credentials` were read once for the whole client request. */
@@ -92,6 +97,9 @@ type FollowUp = ChargeOperation | 'retrieve';
 
 /** A write queued to run first in the next transaction of the same charge. */
 type PendingWrite = (tx: Repositories) => Promise<void>;
+
+/** The charge's own insert: `opSeq` is the last operation number taken with it (0: none yet). */
+type BirthWrite = (tx: Repositories, opSeq?: number) => Promise<void>;
 
 /** How far a create got: `written` once its row is stored; `released` once its lock went with the last write. */
 interface Born { written: boolean; released?: boolean }
@@ -137,8 +145,8 @@ export class ChargeService {
     // in one transaction, before any gateway call (runAttempts commits it).
     const owner = ChargeLocks.newOwner();
     const born: Born = { written: false };
-    const insert: PendingWrite = async (tx) => {
-      await tx.charges.insert(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs });
+    const insert: BirthWrite = async (tx, opSeq = 0) => {
+      await tx.charges.insert(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs }, opSeq);
       if (opts.idempotencyKey) await tx.idempotency.linkCharge(account.id, opts.idempotencyKey, charge.id);
     };
     try {
@@ -160,7 +168,7 @@ export class ChargeService {
    * number is taken in the transaction that writes it, after the writes pending before it (the charge's own insert
    * first), so one transaction per gateway call carries everything that led to it.
    */
-  private async runAttempts(charge: ChargeRecord, plan: AttemptPlan, deadline: number, birth: { insert: PendingWrite; born: Born; owner: string }): Promise<ChargeResult> {
+  private async runAttempts(charge: ChargeRecord, plan: AttemptPlan, deadline: number, birth: { insert: BirthWrite; born: Born; owner: string }): Promise<ChargeResult> {
     const { store } = this.deps;
     let pending: PendingWrite[] = [birth.insert];
     let lastFailure: LastFailure | undefined;
@@ -191,12 +199,20 @@ export class ChargeService {
       }
       const writes = pending;
       pending = [];
+      // The common case: the charge is born with its first attempt, already naming that attempt's gateway. It is
+      // locked by this request from birth, so operation number 1 is this attempt's and is written with the row.
+      const bornWithAttempt = writes.length === 1 && writes[0] === birth.insert && charge.gateway === step.gateway;
       let seq = 0;
       await store.commit(async (tx) => {
-        for (const w of writes) await w(tx);
-        seq = await tx.charges.nextSeq(charge.id);
+        if (bornWithAttempt) {
+          seq = 1;
+          await birth.insert(tx, seq);
+        } else {
+          for (const w of writes) await w(tx);
+          seq = await tx.charges.nextSeq(charge.id);
+          await tx.charges.update(charge.id, { gateway: step.gateway });
+        }
         await tx.charges.addAttempt(charge.id, { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0 });
-        await tx.charges.update(charge.id, { gateway: step.gateway });
       });
       birth.born.written = true;
       const key = `${charge.id}-${seq}`;
@@ -272,15 +288,15 @@ export class ChargeService {
     const customerId = holder ? customerIds.get(holder) : undefined;
     if (customerId) outcome.patch.customerId = customerId;
     const writes = pending;
+    let settled: ChargeRecord | undefined;
     await store.commit(async (tx) => {
       for (const w of writes) await w(tx);
-      await tx.charges.update(charge.id, outcome.patch);
       if (outcome.patch.status === 'processing') await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
-      await tx.charges.unlock(charge.id, birth.owner);
+      settled = await tx.charges.settle(charge.id, outcome.patch, birth.owner);
     });
     birth.born.written = true;
     birth.born.released = true;
-    return { charge: (await store.charges.getById(charge.id))!, raw: won?.outcome.raw, error: outcome.error };
+    return { charge: settled!, raw: won?.outcome.raw, error: outcome.error };
   }
 
   /**

@@ -101,10 +101,49 @@ export interface ListFilter { status?: string; gateway?: string; limit: number; 
 
 const COLUMN_OF = new Map(COLUMNS);
 
+/** The columns a patch sets: defined values of known, settable fields. */
+function patchKeys(patch: ChargePatch): Array<keyof ChargeRecord> {
+  return (Object.keys(patch) as Array<keyof ChargeRecord>)
+    .filter((k) => patch[k as keyof ChargePatch] !== undefined && COLUMN_OF.has(k) && !FIXED.has(k));
+}
+
+/** What a patch may never set (ChargePatch excludes them; a caller's cast cannot move a charge to another account). */
+const FIXED = new Set<keyof ChargeRecord>(['id', 'accountId', 'createdAt', 'updatedAt']);
+
+/** SET clauses releasing the lock only when @owner holds it (both read the row's old lock_owner). */
+const RELEASE_IF_OWNER = `lock_owner = CASE WHEN lock_owner = @owner THEN NULL ELSE lock_owner END,
+  lock_expires_at = CASE WHEN lock_owner = @owner THEN NULL ELSE lock_expires_at END`;
+
 function columnValue(key: keyof ChargeRecord, v: unknown): unknown {
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (JSON_COLUMNS.has(key)) return v ? JSON.stringify(v) : null;
   return v ?? null;
+}
+
+type Statement = import('better-sqlite3').Statement;
+
+/** One prepared UPDATE per set of patched columns (a handful of shapes in practice). */
+function preparedPatch(db: DB, cache: Map<string, Statement>, keys: Array<keyof ChargeRecord>, extraSets: string, returning = ''): Statement {
+  const sig = keys.join(',');
+  let stmt = cache.get(sig);
+  if (!stmt) {
+    const sets = [...keys.map((k) => `${COLUMN_OF.get(k)} = @${k}`), 'updated_at = @updatedAt'].join(', ');
+    stmt = db.prepare(`UPDATE charges SET ${sets}${extraSets} WHERE id = @id${returning}`);
+    cache.set(sig, stmt);
+  }
+  return stmt;
+}
+
+function patchParams(id: string, keys: Array<keyof ChargeRecord>, patch: ChargePatch): Record<string, unknown> {
+  const params: Record<string, unknown> = { id, updatedAt: nowIso() };
+  for (const k of keys) params[k] = columnValue(k, patch[k as keyof ChargePatch]);
+  return params;
+}
+
+/** Every gateway id the charge gets is indexed for native follow-ups (findByAnyId), in the caller's transaction. */
+function indexNativeIds(stmt: Statement, id: string, patch: ChargePatch): void {
+  const ids = [patch.externalId, ...Object.values(patch.refs ?? {})].filter((v): v is string => typeof v === 'string' && v !== '');
+  for (const nativeId of ids) stmt.run(nativeId, id);
 }
 
 /**
@@ -128,13 +167,14 @@ export class ChargesRepository {
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
-  private readonly updateStmts = new Map<string, import('better-sqlite3').Statement>();
+  private readonly updateStmts = new Map<string, Statement>();
+  private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, import('better-sqlite3').Statement>();
 
   constructor(private readonly db: DB) {
     const cols = COLUMNS.map(([, c]) => c);
-    this.insertStmt = db.prepare(`INSERT INTO charges (${cols.join(', ')}, lock_owner, lock_expires_at)
-      VALUES (${cols.map((c) => `@${c}`).join(', ')}, @lock_owner, @lock_expires_at)`);
+    this.insertStmt = db.prepare(`INSERT INTO charges (${cols.join(', ')}, lock_owner, lock_expires_at, op_seq)
+      VALUES (${cols.map((c) => `@${c}`).join(', ')}, @lock_owner, @lock_expires_at, @op_seq)`);
     this.getStmt = db.prepare('SELECT * FROM charges WHERE id = ? AND account_id = ?');
     this.getAnyStmt = db.prepare('SELECT * FROM charges WHERE id = ?');
     this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, idempotency_key, amount, created_at)
@@ -155,26 +195,33 @@ export class ChargesRepository {
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
   }
 
-  /** A new charge, locked by its creator until the create is settled. */
-  async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }): Promise<void> {
-    this.insertStmt.run({ ...toRow(c), lock_owner: lock.owner, lock_expires_at: lock.expiresAt });
+  /**
+   * A new charge, locked by its creator until the create is settled. `opSeq` is the last operation number already
+   * taken (a create that writes its first attempt with the row takes 1 here instead of a nextSeq after it).
+   */
+  async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }, opSeq = 0): Promise<void> {
+    this.insertStmt.run({ ...toRow(c), lock_owner: lock.owner, lock_expires_at: lock.expiresAt, op_seq: opSeq });
   }
 
   /** Set exactly these columns (and updated_at); nothing else in the row is written. */
   async update(id: string, patch: ChargePatch): Promise<void> {
-    const keys = (Object.keys(patch) as Array<keyof ChargeRecord>).filter((k) => patch[k as keyof ChargePatch] !== undefined && COLUMN_OF.has(k));
-    const sig = keys.join(',');
-    let stmt = this.updateStmts.get(sig);
-    if (!stmt) {
-      stmt = this.db.prepare(`UPDATE charges SET ${keys.map((k) => `${COLUMN_OF.get(k)} = @${k}`).join(', ')}${keys.length ? ', ' : ''}updated_at = @updatedAt WHERE id = @id`);
-      this.updateStmts.set(sig, stmt);
-    }
-    const params: Record<string, unknown> = { id, updatedAt: nowIso() };
-    for (const k of keys) params[k] = columnValue(k, patch[k as keyof ChargePatch]);
-    stmt.run(params);
-    // Every gateway id the charge gets is indexed for native follow-ups (findByAnyId), in the caller's transaction.
-    const ids = [patch.externalId, ...Object.values(patch.refs ?? {})].filter((v): v is string => typeof v === 'string' && v !== '');
-    for (const nativeId of ids) this.nativeIdStmt.run(nativeId, id);
+    const keys = patchKeys(patch);
+    preparedPatch(this.db, this.updateStmts, keys, '').run(patchParams(id, keys, patch));
+    indexNativeIds(this.nativeIdStmt, id, patch);
+  }
+
+  /**
+   * update() and the release of `owner`'s lock in one statement, answering the row as stored: the last write of an
+   * operation, which would otherwise be an update, an unlock and a read of the row back. The lock is released only if
+   * `owner` still holds it (as unlock()); the columns are set either way (as update()).
+   */
+  async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
+    const keys = patchKeys(patch);
+    const stmt = preparedPatch(this.db, this.settleStmts, keys, `, ${RELEASE_IF_OWNER}`, ' RETURNING *');
+    const row = stmt.get({ ...patchParams(id, keys, patch), owner }) as Record<string, unknown> | undefined;
+    if (!row) throw new Error(`charge ${id} is not stored`);
+    indexNativeIds(this.nativeIdStmt, id, patch);
+    return fromRow(row);
   }
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */

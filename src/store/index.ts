@@ -15,6 +15,7 @@ import { ExternalWrites } from './read-cache';
 import { LoginsRepository } from './logins';
 import { SessionsRepository } from './sessions';
 import { ChargeStatsRepository } from './charge-stats';
+import { Checkpointer } from './checkpointer';
 import type { Repositories, Store } from './types';
 
 export type { Public, Repositories, Store } from './types';
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   private readonly group: GroupCommit;
   private readonly pingStmt;
   private readonly probeStmt;
+  private checkpointer: Checkpointer | undefined;
 
   constructor(readonly db: DB) {
     const external = new ExternalWrites(db);
@@ -63,6 +65,12 @@ export class SqliteStore implements Store {
 
   commit(write: (tx: Repositories) => void | Promise<void>): Promise<void> {
     return this.group.commit(write);
+  }
+
+  /** Move WAL checkpoints to a worker thread (src/store/checkpointer.ts); for the serving process, not one-off commands. */
+  startCheckpointer(): void {
+    if (this.checkpointer || this.db.memory || !this.db.open) return;
+    this.checkpointer = Checkpointer.start(this.db);
   }
 
   async ping(): Promise<void> {
@@ -90,12 +98,15 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }
 
 class ProbeRollback extends Error {}
 
-export function openSqliteStore(file: string): SqliteStore {
-  return new SqliteStore(openDatabase(file));
+export function openSqliteStore(file: string, opts: { serving?: boolean } = {}): SqliteStore {
+  const store = new SqliteStore(openDatabase(file));
+  if (opts.serving) store.startCheckpointer();
+  return store;
 }

@@ -229,14 +229,14 @@ describe('idempotency', () => {
     const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     // On the class: PostgreSQL binds a repository instance to each transaction.
     const repo = Object.getPrototypeOf(e2e.sandbox.app.store.charges) as typeof e2e.sandbox.app.store.charges;
-    const update = repo.update;
+    const settle = repo.settle;
     t.after(() => {
-      repo.update = update;
+      repo.settle = settle;
     });
     // The write that records the gateway's answer fails; the writes before the call went through.
-    repo.update = async function (this: typeof repo, id, patch) {
+    repo.settle = async function (this: typeof repo, id, patch, owner) {
       if (patch.status) throw new Error('disk I/O error (simulated)');
-      return update.call(this, id, patch);
+      return settle.call(this, id, patch, owner);
     };
     const before = (await e2e.control.requests('pagarme')).length;
     const headers = { 'idempotency-key': 'order-crash-1' };
@@ -246,7 +246,7 @@ describe('idempotency', () => {
     assert.match(chargeId, /^chg_/);
     assert.match(first.body.error.message, new RegExp(`GET /api/v1/charges/${chargeId}`));
     assert.ok(!first.text.includes('disk I/O'), 'the internal cause is not shown');
-    repo.update = update;
+    repo.settle = settle;
 
     const retry = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
     assert.equal(retry.status, 500);

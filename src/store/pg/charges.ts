@@ -54,7 +54,7 @@ function attemptValues(a: AttemptRecord): unknown[] {
 
 const INSERT = {
   name: 'charges.insert',
-  text: `INSERT INTO charges (${SELECT}, lock_owner, lock_expires_at) VALUES (${[...KEYS, 0, 1].map((_, i) => `$${i + 1}`).join(', ')})`,
+  text: `INSERT INTO charges (${SELECT}, lock_owner, lock_expires_at, op_seq) VALUES (${[...KEYS, 0, 1, 2].map((_, i) => `$${i + 1}`).join(', ')})`,
 };
 const GET = { name: 'charges.get', text: `SELECT ${SELECT} FROM charges WHERE id = $1 AND account_id = $2` };
 const GET_ANY = { name: 'charges.get-any', text: `SELECT ${SELECT} FROM charges WHERE id = $1` };
@@ -108,6 +108,36 @@ const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
 const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT reconcile_attempts FROM charges WHERE id = $1' };
 
+/**
+ * The UPDATE of a patch (and updated_at), with the INSERT of the gateway ids it gives the charge into
+ * charge_native_ids in the same statement. With `releaseFor` it also releases that owner's lock (both CASEs read
+ * the row's old lock_owner) and returns the row.
+ */
+function patchStatement(id: string, patch: ChargePatch, releaseFor?: string): { text: string; values: unknown[] } {
+  const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
+    .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
+  const values: unknown[] = [id, new Date().toISOString()];
+  const sets = keys.map((k) => `${COLUMN[k]} = $${values.push(toColumn(k, patch[k as keyof ChargePatch]))}`);
+  sets.push('updated_at = $2');
+  if (releaseFor !== undefined) {
+    const owner = `$${values.push(releaseFor)}::text`;
+    sets.push(`lock_owner = CASE WHEN lock_owner = ${owner} THEN NULL ELSE lock_owner END`,
+      `lock_expires_at = CASE WHEN lock_owner = ${owner} THEN NULL ELSE lock_expires_at END`);
+  }
+  const returning = releaseFor !== undefined ? SELECT : 'id, account_id';
+  const update = `UPDATE charges SET ${sets.join(', ')} WHERE id = $1`;
+  const ids = [...new Set([patch.externalId, ...Object.values(patch.refs ?? {})])].filter((v): v is string => typeof v === 'string' && v !== '');
+  if (ids.length === 0) return { text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
+  return {
+    text: `WITH changed AS (${update} RETURNING ${returning}),
+      indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
+        SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(ids)}::text[]) AS n(native_id)
+        ON CONFLICT DO NOTHING)
+      SELECT ${returning} FROM changed`,
+    values,
+  };
+}
+
 /** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
 export interface PgChargesShared {
   attemptListener?: (chargeId: string, a: AttemptRecord) => void;
@@ -122,9 +152,12 @@ export interface PgChargesShared {
 export class PgChargesRepository {
   constructor(private readonly q: Queryable, private readonly shared: PgChargesShared) {}
 
-  /** A new charge, locked by its creator until the create is settled. */
-  async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }): Promise<void> {
-    await this.q.query({ ...INSERT, values: [...KEYS.map((k) => toColumn(k, c[k])), lock.owner, lock.expiresAt] });
+  /**
+   * A new charge, locked by its creator until the create is settled. `opSeq` is the last operation number already
+   * taken (a create that writes its first attempt with the row takes 1 here instead of a nextSeq after it).
+   */
+  async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }, opSeq = 0): Promise<void> {
+    await this.q.query({ ...INSERT, values: [...KEYS.map((k) => toColumn(k, c[k])), lock.owner, lock.expiresAt, opSeq] });
   }
 
   /**
@@ -132,23 +165,18 @@ export class PgChargesRepository {
    * the charge is indexed for findByAnyId in the same statement, so the two cannot part even outside a transaction.
    */
   async update(id: string, patch: ChargePatch): Promise<void> {
-    const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
-      .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
-    const values: unknown[] = [id, new Date().toISOString()];
-    const sets = keys.map((k) => `${COLUMN[k]} = $${values.push(toColumn(k, patch[k as keyof ChargePatch]))}`);
-    const update = `UPDATE charges SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`;
-    const ids = [...new Set([patch.externalId, ...Object.values(patch.refs ?? {})])].filter((v): v is string => typeof v === 'string' && v !== '');
-    if (ids.length === 0) {
-      await this.q.query({ text: update, values });
-      return;
-    }
-    await this.q.query({
-      text: `WITH changed AS (${update} RETURNING id, account_id)
-        INSERT INTO charge_native_ids (account_id, native_id, charge_id)
-        SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(ids)}::text[]) AS n(native_id)
-        ON CONFLICT DO NOTHING`,
-      values,
-    });
+    await this.q.query(patchStatement(id, patch));
+  }
+
+  /**
+   * update() and the release of `owner`'s lock in one statement, answering the row as stored: the last write of an
+   * operation, which would otherwise be an update, an unlock and a read of the row back. The lock is released only if
+   * `owner` still holds it (as unlock()); the columns are set either way (as update()).
+   */
+  async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
+    const { rows } = await this.q.query(patchStatement(id, patch, owner));
+    if (!rows[0]) throw new Error(`charge ${id} is not stored`);
+    return fromRow(rows[0]);
   }
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
