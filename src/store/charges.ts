@@ -142,8 +142,8 @@ function patchParams(id: string, keys: Array<keyof ChargeRecord>, patch: ChargeP
 
 /** Every gateway id the charge gets is indexed for native follow-ups (findByAnyId), in the caller's transaction. */
 function indexNativeIds(stmt: Statement, id: string, patch: ChargePatch): void {
-  const ids = [patch.externalId, ...Object.values(patch.refs ?? {})].filter((v): v is string => typeof v === 'string' && v !== '');
-  for (const nativeId of ids) stmt.run(nativeId, id);
+  const ids = new Set([patch.externalId, ...Object.values(patch.refs ?? {})]);
+  for (const nativeId of ids) if (typeof nativeId === 'string' && nativeId !== '') stmt.run(nativeId, id);
 }
 
 /**
