@@ -93,3 +93,61 @@ test('a refused connection is unreachable and never ambiguous', async () => {
     await client.close();
   }
 });
+
+test('an answer sent in pieces is read whole: UTF-8 across chunk boundaries, a byte order mark dropped, repeated headers kept', async () => {
+  const server = await countingServer((req, res) => {
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('set-cookie', ['a=1', 'b=2']);
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ descricao: 'ação número 1', itens: 'x'.repeat(70_000) }))]);
+    // Split inside the multi-byte "ç" so a chunk-wise decode would break it.
+    const cut = body.indexOf(Buffer.from('ç')) + 1;
+    res.write(body.subarray(0, cut));
+    setTimeout(() => res.end(body.subarray(cut)), 20);
+  });
+  const client = new GatewayHttp();
+  try {
+    const reply = await client.send({ gateway: 'pagarme', method: 'GET', url: `${server.url}/core/v5/orders/or_1`, timeoutMs: 5_000 });
+    assert.equal(reply.status, 200);
+    assert.equal(reply.jsonError, false);
+    assert.equal((reply.json as { descricao: string }).descricao, 'ação número 1');
+    assert.equal((reply.json as { itens: string }).itens.length, 70_000);
+    assert.deepEqual(reply.headers['set-cookie'], ['a=1', 'b=2']);
+    assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test('a body that stalls past the deadline is a timeout; a connection cut mid-body and an oversized answer are ambiguous for a write', async () => {
+  const server = await countingServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/stall') {
+      res.write('{"id":');
+      return; // the rest never comes
+    }
+    if (req.url === '/cut') {
+      res.setHeader('content-length', '1000');
+      res.write('{"id":"ch_1"');
+      setTimeout(() => req.socket.destroy(), 10);
+      return;
+    }
+    res.end(JSON.stringify({ blob: 'x'.repeat(3 * 1024 * 1024) }));
+  });
+  const client = new GatewayHttp();
+  try {
+    const call = (path: string, timeoutMs = 5_000) => client.send({ gateway: 'stripe', method: 'POST', url: `${server.url}${path}`, body: '{}', timeoutMs })
+      .then(() => assert.fail(`${path} answered`), (err: unknown) => err as GatewayFailure);
+    const stalled = await call('/stall', 200);
+    assert.ok(stalled instanceof GatewayFailure, String(stalled));
+    assert.deepEqual([stalled.kind, stalled.info.ambiguous], ['timeout', true]);
+    const cut = await call('/cut');
+    assert.deepEqual([cut.kind, cut.info.ambiguous], ['unreachable', true]);
+    assert.match(cut.message, /connection was lost/);
+    const big = await call('/big');
+    assert.deepEqual([big.kind, big.info.ambiguous], ['bad_response', true]);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
