@@ -20,8 +20,16 @@ interface PendingWrite {
 export class GroupCommit {
   private queue: PendingWrite[] = [];
   private scheduled = false;
+  // Prepared once: db.exec() would parse the statement again on every transaction.
+  private readonly begin;
+  private readonly end;
+  private readonly rollback;
 
-  constructor(private readonly db: DB, private readonly repositories: Repositories) {}
+  constructor(private readonly db: DB, private readonly repositories: Repositories) {
+    this.begin = db.prepare('BEGIN IMMEDIATE');
+    this.end = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+  }
 
   /** Run `write` inside the next shared transaction; resolves once it is committed. */
   commit(write: (tx: Repositories) => void | Promise<void>): Promise<void> {
@@ -59,12 +67,12 @@ export class GroupCommit {
   }
 
   private async inTransaction(batch: PendingWrite[]): Promise<void> {
-    this.db.exec('BEGIN IMMEDIATE');
+    this.begin.run();
     try {
       for (const w of batch) await w.write(this.repositories);
-      this.db.exec('COMMIT');
+      this.end.run();
     } catch (err) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.db.inTransaction) this.rollback.run();
       throw err;
     }
   }
