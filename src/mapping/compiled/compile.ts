@@ -5,7 +5,7 @@
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
   append, ASYNC_BUILTINS, budget, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
-  lookup, seq, toBoolean, type Fn,
+  lookup, seq, tick, toBoolean, type Fn,
 } from './runtime';
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
@@ -20,10 +20,12 @@ type Node = any;
 
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
+  if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
+  const leaf = node.predicate === undefined && node.keepArray !== true ? compileLeaf(node) : undefined;
+  if (leaf) return leaf;
   const core = compileCore(node);
   const predicates: Fn[] | undefined = node.predicate?.map((p: Node) => compileFilter(p.expr));
   const keepArray = node.keepArray === true;
-  if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
   return (input, env) => {
     enter();
     let result = core(input, env);
@@ -32,6 +34,44 @@ export function compileNode(node: Node): Fn {
     return collapse(result, keepArray);
   };
 }
+
+/**
+ * Literals, names and variables without predicates: the wrapper's work reduced to what can change their result.
+ * They cannot recurse, so they are not counted against the depth budget; their ticks are counted by the node,
+ * call or step that evaluates them.
+ */
+function compileLeaf(node: Node): Fn | undefined {
+  switch (node.type) {
+    // Not arrays, so collapse leaves them as they are.
+    case 'string': case 'number': case 'value': { const v = node.value; return () => v; }
+    case 'name': return compileName(node.value);
+    case 'variable': {
+      const name = node.value;
+      if (name === '') return (input) => collapse(input && input.outerWrapper ? input[0] : input, false);
+      if (ASYNC_BUILTINS.has(name)) return undefined;
+      return (_input, env) => collapseValue(env.get(name));
+    }
+    default: return undefined;
+  }
+}
+
+/**
+ * lookup(): on one object (what a path step nearly always meets), its own property, collapsed only when it is a
+ * sequence, as collapse would; anything else goes through jsonata's own lookup.
+ */
+function compileName(key: string): Fn {
+  return (input) => {
+    if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+      if (!hasOwn.call(input, key) || input._jsonata_function === true || input._jsonata_lambda === true) return undefined;
+      return collapseValue(input[key]);
+    }
+    return collapse(lookup(input, key), false);
+  };
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+/** collapse(v, false) for a value that is not a sequence more often than not: one check before the call. */
+const collapseValue = (v: any): any => (Array.isArray(v) && (v as any).sequence === true ? collapse(v, false) : v);
 
 function compileCore(node: Node): Fn {
   switch (node.type) {
@@ -96,6 +136,7 @@ function compileFilter(predicate: Node): Fn {
     const tupleStream = input && input.tupleStream;
     if (tupleStream) results.tupleStream = true;
     const list = Array.isArray(input) ? input : seq(input);
+    tick(list.length);
     for (let index = 0; index < list.length; index++) {
       const item = list[index];
       let res = tupleStream ? pred(item['@'], frameFromTuple(env, item)) : pred(item, env);

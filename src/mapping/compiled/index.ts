@@ -30,6 +30,7 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
   const fn: CompiledMapping = (input, bindings, limits) => {
     budget.depth = 0;
     budget.ticks = 0;
+    budget.nextCheck = 1024;
     budget.maxDepth = limits.maxDepth;
     budget.maxMs = limits.maxMs;
     budget.cpuStart = -1;

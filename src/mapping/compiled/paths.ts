@@ -1,6 +1,6 @@
 // Path expressions (`a.b[0].c`, `items#$i.{...}`), as jsonata 2.x's evaluatePath, evaluateStep and
 // evaluateTupleStep: each step maps over the sequence the previous one produced, flattening arrays one level.
-import { seq, type Fn, type Scope } from './runtime';
+import { seq, tick, type Fn, type Scope } from './runtime';
 import { Unsupported } from './unsupported';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -97,6 +97,7 @@ function evaluateStep(step: Step, input: any[], env: Scope, lastStep: boolean): 
     out.push(res);
     return out;
   }
+  tick(input.length);
   const results: any = [];
   for (let i = 0; i < input.length; i++) {
     let res = step.fn(input[i], env);
@@ -117,6 +118,7 @@ function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Sco
   const result: any = seq();
   result.tupleStream = true;
   const inTuples = tuples ?? input.map((item) => ({ '@': item }));
+  tick(inTuples.length);
   for (const t of inTuples) {
     const res0 = step.fn(t['@'], frameFromTuple(env, t));
     if (res0 === undefined) continue;

@@ -54,22 +54,31 @@ export class BudgetExceeded extends Error {
 export class NeedsInterpreter extends Error {}
 
 /** Budget of one evaluation. Evaluation is synchronous and never re-entered, so one module-level counter serves. */
-export const budget = { depth: 0, maxDepth: 0, ticks: 0, maxMs: 0, cpuStart: -1 };
+export const budget = { depth: 0, maxDepth: 0, ticks: 0, nextCheck: 1024, maxMs: 0, cpuStart: -1 };
 
 /**
  * The time budget counts the CPU time the evaluation ran, not the clock: on a loaded host, or in a container held
  * to its CPU quota, a process waits for a core for tens of milliseconds at a time, and a 20 ms mapping measured by
  * the clock then "ran longer than 100 ms" (start-up's fixture check refused to start, and a charge would fail). The
- * process's CPU time is read every 1024 nodes, from the first thousand on (their own time, well under a
+ * process's CPU time is read every 1024 ticks (nodes entered, items a path step or filter walks), from the first thousand on (their own time, well under a
  * millisecond, is not counted): a charge's mappings evaluate a few hundred nodes and never read it.
  */
 export function enter(): void {
   if (++budget.depth > budget.maxDepth) throw new BudgetExceeded('depth', budget.maxDepth);
-  if ((++budget.ticks & 1023) === 0) {
-    const { user, system } = process.cpuUsage();
-    if (budget.cpuStart < 0) budget.cpuStart = user + system;
-    else if (user + system - budget.cpuStart > budget.maxMs * 1000) throw new BudgetExceeded('time', budget.maxMs);
-  }
+  if (++budget.ticks >= budget.nextCheck) checkTime();
+}
+
+/** n units of work done without entering a node (a path step's or a filter's items, whose leaves are not counted). */
+export function tick(n: number): void {
+  budget.ticks += n;
+  if (budget.ticks >= budget.nextCheck) checkTime();
+}
+
+function checkTime(): void {
+  budget.nextCheck = (budget.ticks | 1023) + 1;
+  const { user, system } = process.cpuUsage();
+  if (budget.cpuStart < 0) budget.cpuStart = user + system;
+  else if (user + system - budget.cpuStart > budget.maxMs * 1000) throw new BudgetExceeded('time', budget.maxMs);
 }
 
 export function seq(...items: any[]): any {
