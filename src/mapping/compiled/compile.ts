@@ -4,8 +4,8 @@
 // promises per call; these closures allocate none. A node outside the supported subset throws Unsupported at
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
-  append, ASYNC_BUILTINS, budget, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
-  lookup, seq, tick, toBoolean, type Fn,
+  append, ASYNC_BUILTINS, budget, builtins, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
+  lookup, seq, shadowed, tick, toBoolean, type Fn,
 } from './runtime';
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
@@ -17,6 +17,55 @@ export { Unsupported } from './unsupported';
 import { Unsupported } from './unsupported';
 
 type Node = any;
+
+/**
+ * The names the expression being compiled binds anywhere (`$x :=`, lambda parameters, `#$i`): a `$name` outside
+ * this set can only be a binding or a built-in, so a built-in's value is known at compile time.
+ */
+let rebound: Set<string> = new Set();
+/** The built-ins builtinFor resolved: a binding of one of these names must turn the resolution off (shadowed). */
+let resolved: Set<string> = new Set();
+
+/** Compile a whole expression: the names it binds are collected first, for builtinFor. */
+export function compileRoot(ast: Node): { root: Fn; builtinNames: string[] } {
+  rebound = boundNames(ast);
+  resolved = new Set();
+  try {
+    const root = compileNode(ast);
+    return { root, builtinNames: [...resolved] };
+  } finally {
+    rebound = new Set();
+    resolved = new Set();
+  }
+}
+
+/** Every name the AST binds. Any string `index` or `focus` counts (a step's `#$i` or `@$x`), and so does a lambda's parameter. */
+function boundNames(ast: Node): Set<string> {
+  const names = new Set<string>();
+  const walk = (n: any): void => {
+    if (Array.isArray(n)) {
+      n.forEach(walk);
+      return;
+    }
+    if (n === null || typeof n !== 'object' || n instanceof RegExp) return;
+    if (n.type === 'bind' && n.lhs) names.add(n.lhs.value);
+    if (n.type === 'lambda') for (const a of n.arguments ?? []) names.add(a.value);
+    if (typeof n.index === 'string') names.add(n.index);
+    if (typeof n.focus === 'string') names.add(n.focus);
+    for (const key of Object.keys(n)) walk(n[key]);
+  };
+  walk(ast);
+  return names;
+}
+
+/** The built-in `$name` reads when the expression never rebinds it (a binding of that name is checked per evaluation). */
+export function builtinFor(node: Node): any {
+  if (node.type !== 'variable' || node.predicate !== undefined || node.keepArray === true) return undefined;
+  const name = node.value;
+  if (name === '' || rebound.has(name) || !Object.hasOwn(builtins, name)) return undefined;
+  resolved.add(name);
+  return builtins[name];
+}
 
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
@@ -49,6 +98,8 @@ function compileLeaf(node: Node): Fn | undefined {
       const name = node.value;
       if (name === '') return (input) => collapse(input && input.outerWrapper ? input[0] : input, false);
       if (ASYNC_BUILTINS.has(name)) return undefined;
+      const builtin = builtinFor(node);
+      if (builtin !== undefined) return (_input, env) => (shadowed.builtins ? collapseValue(env.get(name)) : builtin);
       return (_input, env) => collapseValue(env.get(name));
     }
     default: return undefined;
@@ -108,7 +159,7 @@ function compileCore(node: Node): Fn {
       if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input);
       return (_input, env) => env.get(name);
     }
-    case 'function': return compileFunction(node, compileNode);
+    case 'function': return compileFunction(node, compileNode, builtinFor(node.procedure));
     case 'lambda': return compileLambda(node, compileNode);
     default: throw new Unsupported(`${node.type} expressions`);
   }

@@ -1,6 +1,6 @@
 import type jsonata from 'jsonata';
-import { compileNode, Unsupported } from './compile';
-import { budget, focus, Scope, seq, type Fn } from './runtime';
+import { compileRoot, Unsupported } from './compile';
+import { budget, focus, Scope, seq, shadowed, type Fn } from './runtime';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
 
@@ -21,8 +21,9 @@ export type CompiledMapping = (input: unknown, bindings: Record<string, unknown>
 /** The AST jsonata parsed (`expression.ast()`) -> a synchronous function, or why it stays on the interpreter. */
 export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?: CompiledMapping; path: EnginePath } {
   let root: Fn;
+  let builtinNames: string[];
   try {
-    root = compileNode(expression.ast());
+    ({ root, builtinNames } = compileRoot(expression.ast()));
   } catch (err) {
     if (err instanceof Unsupported) return { path: { engine: 'interpreter', reason: `uses ${err.message}` } };
     throw err;
@@ -34,6 +35,7 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
     budget.maxDepth = limits.maxDepth;
     budget.maxMs = limits.maxMs;
     budget.cpuStart = -1;
+    shadowed.builtins = builtinNames.some((name) => Object.hasOwn(bindings, name));
     focus.environment.timestamp = new Date();
     const env = new Scope(undefined, bindings);
     env.set('$', input);

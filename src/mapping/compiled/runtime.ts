@@ -57,6 +57,12 @@ export class NeedsInterpreter extends Error {}
 export const budget = { depth: 0, maxDepth: 0, ticks: 0, nextCheck: 1024, maxMs: 0, cpuStart: -1 };
 
 /**
+ * Whether this evaluation's bindings name a built-in the expression reads: then its `$name`s resolved at compile
+ * time (builtinFor) are looked up in the scope as the interpreter does, where the binding wins.
+ */
+export const shadowed = { builtins: false };
+
+/**
  * The time budget counts the CPU time the evaluation ran, not the clock: on a loaded host, or in a container held
  * to its CPU quota, a process waits for a core for tens of milliseconds at a time, and a 20 ms mapping measured by
  * the clock then "ran longer than 100 ms" (start-up's fixture check refused to start, and a charge would fail). The
