@@ -1,7 +1,7 @@
 // Function calls and lambdas, as jsonata 2.x's evaluateFunction / apply / evaluateLambda: built-ins get their
 // arguments checked against their signature and jsonata's `this`; functions passed as arguments are wrapped with
 // an arity, as jsonata wraps them for its higher-order built-ins; bindings are called with the context as `this`.
-import { focus, isFunction, jerr, LAMBDA, NeedsInterpreter, shadowed, syncPorts, type Fn, type Scope } from './runtime';
+import { budget, enterBy, focus, isFunction, jerr, LAMBDA, NeedsInterpreter, shadowed, syncPorts, type Fn, type Scope } from './runtime';
 import { Unsupported } from './unsupported';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -77,15 +77,31 @@ export function compileLambda(node: Node, compileNode: Compile): Fn {
   if (node.signature) throw new Unsupported('lambda signatures');
   const params: string[] = node.arguments.map((a: Node) => a.value);
   const body = compileNode(node.body);
+  // Most nodes are not counted against the depth budget (compileBare), so a call counts as deep as its body can
+  // nest: a recursion is stopped after about as many nested evaluations as before, and as much JS stack.
+  const weight = nesting(node.body);
   return (input, env) => {
     const lambda: any = (args: any[]) => {
+      enterBy(weight);
       const frame = env.child();
       for (let i = 0; i < params.length; i++) frame.set(params[i], args[i]);
-      return body(input, frame);
+      const result = body(input, frame);
+      budget.depth -= weight;
+      return result;
     };
     lambda[LAMBDA] = true;
     lambda._jsonata_lambda = true;
     lambda.arity = params.length;
     return lambda;
   };
+}
+
+/** How many AST nodes deep `n` nests, not counting the bodies of lambdas defined in it (each counts its own when called). */
+function nesting(n: any): number {
+  if (Array.isArray(n)) return n.reduce((deepest: number, item: any) => Math.max(deepest, nesting(item)), 0);
+  if (n === null || typeof n !== 'object' || n instanceof RegExp) return 0;
+  if (n.type === 'lambda' && n.thunk !== true) return 1;
+  let deepest = 0;
+  for (const key of Object.keys(n)) deepest = Math.max(deepest, nesting(n[key]));
+  return (typeof n.type === 'string' ? 1 : 0) + deepest;
 }

@@ -70,8 +70,8 @@ export function builtinFor(node: Node): any {
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
   if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
-  const leaf = node.predicate === undefined && node.keepArray !== true ? compileLeaf(node) : undefined;
-  if (leaf) return leaf;
+  const bare = node.predicate === undefined && node.keepArray !== true ? compileLeaf(node) ?? compileBare(node) : undefined;
+  if (bare) return bare;
   const core = compileCore(node);
   const predicates: Fn[] | undefined = node.predicate?.map((p: Node) => compileFilter(p.expr));
   const keepArray = node.keepArray === true;
@@ -107,6 +107,28 @@ function compileLeaf(node: Node): Fn | undefined {
 }
 
 /**
+ * Nodes evaluated without the wrapper: their value is never a sequence, so that collapse leaves it as it is, or
+ * they collapse it themselves; and they cannot recurse by themselves. A recursion goes through a lambda call,
+ * which counts as deep as its body nests (compileLambda), so the depth budget still stops it.
+ */
+function compileBare(node: Node): Fn | undefined {
+  switch (node.type) {
+    // Booleans, numbers, strings or undefined; `..` makes a sequence.
+    case 'binary': return node.value === '..' ? undefined : compileBinary(node, compileNode);
+    // A number, a plain array (append concatenates onto one) or an object.
+    case 'unary': return compileUnary(node);
+    // A function; a thunk is the call it wraps, whose value can be anything.
+    case 'lambda': return node.thunk === true ? undefined : compileLambda(node, compileNode);
+    case 'regex': return compileRegex(node);
+    // These collapse their own value.
+    case 'path': return compilePath(node, compileNode, compileFilter, true);
+    case 'condition': return compileCondition(node, true);
+    case 'bind': return compileBind(node, true);
+    default: return undefined;
+  }
+}
+
+/**
  * lookup(): on one object (what a path step nearly always meets), its own property, collapsed only when it is a
  * sequence, as collapse would; anything else goes through jsonata's own lookup.
  */
@@ -132,12 +154,7 @@ function compileCore(node: Node): Fn {
     case 'name': { const key = node.value; return (input) => lookup(input, key); }
     case 'string': case 'number': case 'value': { const v = node.value; return () => v; }
     case 'wildcard': return compileWildcard();
-    case 'condition': {
-      const cond = compileNode(node.condition);
-      const then = compileNode(node.then);
-      const otherwise = node.else === undefined ? undefined : compileNode(node.else);
-      return (input, env) => (toBoolean(cond(input, env)) ? then(input, env) : otherwise ? otherwise(input, env) : undefined);
-    }
+    case 'condition': return compileCondition(node, false);
     case 'block': {
       const exprs: Fn[] = node.expressions.map(compileNode);
       return (input, env) => {
@@ -147,11 +164,7 @@ function compileCore(node: Node): Fn {
         return result;
       };
     }
-    case 'bind': {
-      const name = node.lhs.value;
-      const rhs = compileNode(node.rhs);
-      return (input, env) => env.set(name, rhs(input, env));
-    }
+    case 'bind': return compileBind(node, false);
     case 'regex': return compileRegex(node);
     case 'variable': {
       const name = node.value;
@@ -163,6 +176,23 @@ function compileCore(node: Node): Fn {
     case 'lambda': return compileLambda(node, compileNode);
     default: throw new Unsupported(`${node.type} expressions`);
   }
+}
+
+/** `collapsed`: the value collapsed as the node wrapper would (its branches' values are already collapsed once). */
+function compileCondition(node: Node, collapsed: boolean): Fn {
+  const cond = compileNode(node.condition);
+  const then = compileNode(node.then);
+  const otherwise = node.else === undefined ? undefined : compileNode(node.else);
+  const branch: Fn = (input, env) => (toBoolean(cond(input, env)) ? then(input, env) : otherwise ? otherwise(input, env) : undefined);
+  return collapsed ? (input, env) => collapseValue(branch(input, env)) : branch;
+}
+
+/** The variable gets the value as the right-hand side gave it; `collapsed` applies only to the node's own value. */
+function compileBind(node: Node, collapsed: boolean): Fn {
+  const name = node.lhs.value;
+  const rhs = compileNode(node.rhs);
+  if (!collapsed) return (input, env) => env.set(name, rhs(input, env));
+  return (input, env) => collapseValue(env.set(name, rhs(input, env)));
 }
 
 /** evaluateFilter: a number selects by index, numbers by indexes, anything else keeps the items it is true for. */

@@ -74,6 +74,11 @@ export function enter(): void {
   if (++budget.ticks >= budget.nextCheck) checkTime();
 }
 
+/** A lambda call, counted as deep as its body nests (compileLambda). */
+export function enterBy(weight: number): void {
+  if ((budget.depth += weight) > budget.maxDepth) throw new BudgetExceeded('depth', budget.maxDepth);
+}
+
 /** n units of work done without entering a node (a path step's or a filter's items, whose leaves are not counted). */
 export function tick(n: number): void {
   budget.ticks += n;
