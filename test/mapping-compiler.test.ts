@@ -9,6 +9,8 @@ import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { TEMPLATE_ID } from '../src/cli/new-gateway';
 import { MAPPINGS_DIR } from '../src/lib/paths';
 import { toPublicError } from '../src/charges/outcomes';
+import { builtins } from '../src/mapping/compiled/runtime';
+import { quickCheck } from '../src/mapping/compiled/signatures';
 
 // The compiled mappings must answer what the jsonata interpreter answers: on every fixture as written, and on
 // inputs derived from the fixtures (values changed to other types, fields dropped, nulls added), where the
@@ -173,4 +175,26 @@ test('a mapping that recurses or loops without end is stopped with a clear error
   // The interpreter path has the same guardrails (jsonata's stack and timeout options).
   const interpreted = new MappingSet('pagarme', new Map([['charge.request', jsonata('( $f := function($n) { $f($n + 1) }; $f(0) )', { stack: 500, timeout: 1000 } as never)]]), {}, { compile: false });
   await assert.rejects(interpreted.evaluate('charge.request', {}), MappingBudgetError);
+});
+
+test('the quick signature check passes a built-in\'s arguments as jsonata\'s validation does, or leaves them to it', () => {
+  // Every built-in, every list of up to three arguments drawn from each type (missing, null, functions, typed and
+  // untyped arrays...): where the quick check answers, jsonata's validation accepts and passes the same arguments.
+  const fn = Object.assign(() => 1, { arity: 1 });
+  const values: unknown[] = [undefined, null, 'x', '', 3, 0, true, [], [1, 2], ['a'], [{}], { a: 1 }, fn, builtins.string];
+  let answered = 0;
+  for (const [name, builtin] of Object.entries(builtins)) {
+    if (!builtin.signature) continue;
+    const quick = quickCheck(builtin.signature.definition);
+    const check = (args: unknown[]): void => {
+      const got = quick?.([...args]);
+      if (got !== undefined) {
+        answered++;
+        assert.deepStrictEqual(got, builtin.signature.validate([...args], 'context'), `$${name}${builtin.signature.definition} on ${args.length} arguments`);
+      }
+      if (args.length < 3) for (const v of values) check([...args, v]);
+    };
+    check([]);
+  }
+  assert.ok(answered > 500, 'the quick check answers the plain cases');
 });

@@ -2,6 +2,7 @@
 // arguments checked against their signature and jsonata's `this`; functions passed as arguments are wrapped with
 // an arity, as jsonata wraps them for its higher-order built-ins; bindings are called with the context as `this`.
 import { budget, enterBy, focus, isFunction, jerr, LAMBDA, NeedsInterpreter, shadowed, syncPorts, type Fn, type Scope } from './runtime';
+import { quickCheck } from './signatures';
 import { Unsupported } from './unsupported';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -32,10 +33,11 @@ export function compileFunction(node: Node, compileNode: Compile, builtin?: any)
   // apply() for this one built-in, its implementation and signature read once.
   const implementation = syncPorts.get(builtin.implementation) ?? builtin.implementation;
   const signature = builtin.signature;
+  const quick = signature ? quickCheck(signature.definition) : undefined;
   return (input, env) => {
     if (shadowed.builtins) return generic(input, env);
     const args = values(input, env);
-    const validated = signature ? signature.validate(args, input) : args;
+    const validated = signature ? (quick?.(args) ?? signature.validate(args, input)) : args;
     focus.input = input;
     return settled(implementation.apply(focus, validated));
   };
