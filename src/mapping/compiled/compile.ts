@@ -5,7 +5,7 @@
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
   append, ASYNC_BUILTINS, budget, builtins, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
-  lookup, seq, shadowed, tick, toBoolean, type Fn,
+  lookup, lookupOwn, seq, shadowed, tick, toBoolean, type Fn,
 } from './runtime';
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
@@ -128,21 +128,14 @@ function compileBare(node: Node): Fn | undefined {
   }
 }
 
-/**
- * lookup(): on one object (what a path step nearly always meets), its own property, collapsed only when it is a
- * sequence, as collapse would; anything else goes through jsonata's own lookup.
- */
+/** collapse(lookup()): on one value (what a path step nearly always meets) lookupOwn, on an array jsonata's own lookup. */
 function compileName(key: string): Fn {
   return (input) => {
-    if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-      if (!hasOwn.call(input, key) || input._jsonata_function === true || input._jsonata_lambda === true) return undefined;
-      return collapseValue(input[key]);
-    }
+    if (!Array.isArray(input)) return lookupOwn(input, key);
     return collapse(lookup(input, key), false);
   };
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
 /** collapse(v, false) for a value that is not a sequence more often than not: one check before the call. */
 const collapseValue = (v: any): any => (Array.isArray(v) && (v as any).sequence === true ? collapse(v, false) : v);
 

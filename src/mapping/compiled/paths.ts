@@ -1,6 +1,6 @@
 // Path expressions (`a.b[0].c`, `items#$i.{...}`), as jsonata 2.x's evaluatePath, evaluateStep and
 // evaluateTupleStep: each step maps over the sequence the previous one produced, flattening arrays one level.
-import { collapse, seq, tick, type Fn, type Scope } from './runtime';
+import { collapse, lookupOwn, seq, tick, type Fn, type Scope } from './runtime';
 import { Unsupported } from './unsupported';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -24,7 +24,7 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
     : (result: any) => pathResult(result, keepSingletonArray);
   // An empty sequence collapses to undefined, keepSingleton or not.
   const nothing = (): any => (collapsed ? undefined : pathResult(seq(), keepSingletonArray));
-  return (input, env) => {
+  const general: Fn = (input, env) => {
     let i = 0;
     let inputSequence: any;
     if (Array.isArray(input) && !absolute) inputSequence = input;
@@ -73,6 +73,29 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
       for (const t of tuples) result.push(t['@']);
     }
     return finish(result);
+  };
+  return collapsed && !keepSingletonArray && plainNames(node.steps) ? variablePath(steps[0].fn, node.steps.slice(1).map((n: Node) => n.value), general) : general;
+}
+
+/** `$var.a.b`: a variable, then names alone (no predicates, stages, `#`, `[]`). */
+function plainNames(nodes: Node[]): boolean {
+  const plain = (n: Node) => n.predicate === undefined && n.stages === undefined && !n.keepArray && !n.tuple && !n.consarray && n.index === undefined;
+  return nodes[0].type === 'variable' && nodes.length > 1 && nodes.every(plain) && nodes.slice(1).every((n) => n.type === 'name');
+}
+
+/**
+ * What the general path gives for `$var.a.b` while each step meets one object, without its step records; at the
+ * first array it hands over to the general path, which reads the (side-effect free) variable and names again.
+ */
+function variablePath(first: Fn, keys: string[], general: Fn): Fn {
+  return (input, env) => {
+    let value = first(input, env);
+    if (Array.isArray(value)) return general(input, env);
+    for (let k = 0; k < keys.length && value !== undefined; k++) {
+      value = lookupOwn(value, keys[k]);
+      if (Array.isArray(value)) return general(input, env);
+    }
+    return value;
   };
 }
 

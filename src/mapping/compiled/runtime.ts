@@ -174,6 +174,17 @@ const booleanImpl = impl('boolean');
 const stringImpl = impl('string');
 const appendImpl = impl('append');
 export const lookup = (input: any, key: string): any => lookupImpl.call(focus, input, key);
+
+/**
+ * collapse(lookup(input, key)) for any input but an array: an object's own property (collapsed only when it is a
+ * sequence), undefined for anything else.
+ */
+export function lookupOwn(input: any, key: string): any {
+  if (input === null || typeof input !== 'object' || !Object.prototype.hasOwnProperty.call(input, key) || isFunction(input)) return undefined;
+  const v = input[key];
+  return Array.isArray(v) && (v as any).sequence === true ? collapse(v, false) : v;
+}
+
 export const toBoolean = (v: any): any => booleanImpl.call(focus, v);
 export const toStr = (v: any): string => stringImpl.call(focus, v);
 export const append = (a: any, b: any): any => appendImpl.call(focus, a, b);
