@@ -133,6 +133,11 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
     // object constructors, against lists and nested arrays.
     '( $x := 1; ( $x := 2; $y := $x ); [$x, $y] )', '( $x := 1; ( $x := missing; $x ) )', '( $f := function($v) { $v.b }; $f(a) )',
     '{"a": a.b, "n": n, "o": {"s": s, "none": missing}}', 'a.{"v": b}', '$.{"n": n}', 'a.[b]', 'o.k[]', 'a.b[0]', '{"k": $}',
+    // Built-ins resolved at compile time (not when rebound), their quick signature check (optional and context
+    // arguments, wrong types), and paths of a variable then names over objects, arrays and scalars.
+    '( $string := function($v) { "mine" }; $string(n) )', '( $f := function($uppercase) { $uppercase }; $f(s) )', '$substring(s, 1)',
+    's.$uppercase()', '$uppercase(n)', '$count(a)', '$count(n)', '$join(["x", s], "-")', '$string(o)', '$lookup(o, "k")',
+    '( $v := o; $v.k )', '( $v := a; $v.b )', '( $v := $; $v.a.b )', '( $v := n; $v.x.y )', '( $v := [o, o]; $v.k )', '$$.o.k',
   ];
   const inputs = [{ a: [{ b: 1 }, { b: 2 }], n: 42, s: '12.50', o: { k: 'v', w: 2 } }, { a: { b: 3 }, n: null, s: '', o: {} }, { a: [], n: '1' }, [1, 2], null];
   for (const src of exprs) {
@@ -144,6 +149,18 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
       assert.deepEqual(compiled, interpreted, `${src} on ${JSON.stringify(input)}`);
     }
   }
+});
+
+test('a binding named like a built-in wins over it, as in the interpreter', async () => {
+  const one = new MappingSet('pagarme', new Map([['x', jsonata('[$uppercase(s), $count(a), $string = "not a function"]')]]), {});
+  const bindings = { uppercase: (v: string) => `bound ${v}`, string: 'not a function' };
+  for (const input of [{ s: 'a', a: [1] }, {}]) {
+    const { interpreted, compiled } = await bothEngines(one, 'x', input, bindings);
+    assert.deepEqual(compiled, interpreted);
+  }
+  // The binding wins in its evaluation only.
+  assert.deepEqual((await one.evaluateWith('compiled', 'x', { s: 'a', a: [1] }, bindings)).value, ['bound a', 1, true]);
+  assert.deepEqual((await one.evaluateWith('compiled', 'x', { s: 'a', a: [1] }, {})).value, ['A', 1, false]);
 });
 
 test('the time budget counts the work done, not the time the process waited for a core', async () => {
