@@ -10,7 +10,7 @@ export { BudgetExceeded, NeedsInterpreter } from './runtime';
 export type EnginePath = { engine: 'compiled' } | { engine: 'interpreter'; reason: string };
 
 export interface Limits {
-  /** Nested evaluations (AST nodes and lambda calls) before the evaluation is stopped. */
+  /** Nested evaluations (calls, blocks, a lambda call as deep as its body nests) before the evaluation is stopped. */
   maxDepth: number;
   /** Milliseconds of CPU time the evaluation may run before it is stopped (not time spent waiting for a core). */
   maxMs: number;
