@@ -9,6 +9,8 @@ import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { TEMPLATE_ID } from '../src/cli/new-gateway';
 import { MAPPINGS_DIR } from '../src/lib/paths';
 import { toPublicError } from '../src/charges/outcomes';
+import { builtins } from '../src/mapping/compiled/runtime';
+import { quickCheck } from '../src/mapping/compiled/signatures';
 
 // The compiled mappings must answer what the jsonata interpreter answers: on every fixture as written, and on
 // inputs derived from the fixtures (values changed to other types, fields dropped, nulls added), where the
@@ -131,6 +133,11 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
     // object constructors, against lists and nested arrays.
     '( $x := 1; ( $x := 2; $y := $x ); [$x, $y] )', '( $x := 1; ( $x := missing; $x ) )', '( $f := function($v) { $v.b }; $f(a) )',
     '{"a": a.b, "n": n, "o": {"s": s, "none": missing}}', 'a.{"v": b}', '$.{"n": n}', 'a.[b]', 'o.k[]', 'a.b[0]', '{"k": $}',
+    // Built-ins resolved at compile time (not when rebound), their quick signature check (optional and context
+    // arguments, wrong types), and paths of a variable then names over objects, arrays and scalars.
+    '( $string := function($v) { "mine" }; $string(n) )', '( $f := function($uppercase) { $uppercase }; $f(s) )', '$substring(s, 1)',
+    's.$uppercase()', '$uppercase(n)', '$count(a)', '$count(n)', '$join(["x", s], "-")', '$string(o)', '$lookup(o, "k")',
+    '( $v := o; $v.k )', '( $v := a; $v.b )', '( $v := $; $v.a.b )', '( $v := n; $v.x.y )', '( $v := [o, o]; $v.k )', '$$.o.k',
   ];
   const inputs = [{ a: [{ b: 1 }, { b: 2 }], n: 42, s: '12.50', o: { k: 'v', w: 2 } }, { a: { b: 3 }, n: null, s: '', o: {} }, { a: [], n: '1' }, [1, 2], null];
   for (const src of exprs) {
@@ -142,6 +149,18 @@ test('jsonata semantics the mappings lean on: undefined vs null, singletons, con
       assert.deepEqual(compiled, interpreted, `${src} on ${JSON.stringify(input)}`);
     }
   }
+});
+
+test('a binding named like a built-in wins over it, as in the interpreter', async () => {
+  const one = new MappingSet('pagarme', new Map([['x', jsonata('[$uppercase(s), $count(a), $string = "not a function"]')]]), {});
+  const bindings = { uppercase: (v: string) => `bound ${v}`, string: 'not a function' };
+  for (const input of [{ s: 'a', a: [1] }, {}]) {
+    const { interpreted, compiled } = await bothEngines(one, 'x', input, bindings);
+    assert.deepEqual(compiled, interpreted);
+  }
+  // The binding wins in its evaluation only.
+  assert.deepEqual((await one.evaluateWith('compiled', 'x', { s: 'a', a: [1] }, bindings)).value, ['bound a', 1, true]);
+  assert.deepEqual((await one.evaluateWith('compiled', 'x', { s: 'a', a: [1] }, {})).value, ['A', 1, false]);
 });
 
 test('the time budget counts the work done, not the time the process waited for a core', async () => {
@@ -173,4 +192,26 @@ test('a mapping that recurses or loops without end is stopped with a clear error
   // The interpreter path has the same guardrails (jsonata's stack and timeout options).
   const interpreted = new MappingSet('pagarme', new Map([['charge.request', jsonata('( $f := function($n) { $f($n + 1) }; $f(0) )', { stack: 500, timeout: 1000 } as never)]]), {}, { compile: false });
   await assert.rejects(interpreted.evaluate('charge.request', {}), MappingBudgetError);
+});
+
+test('the quick signature check passes a built-in\'s arguments as jsonata\'s validation does, or leaves them to it', () => {
+  // Every built-in, every list of up to three arguments drawn from each type (missing, null, functions, typed and
+  // untyped arrays...): where the quick check answers, jsonata's validation accepts and passes the same arguments.
+  const fn = Object.assign(() => 1, { arity: 1 });
+  const values: unknown[] = [undefined, null, 'x', '', 3, 0, true, [], [1, 2], ['a'], [{}], { a: 1 }, fn, builtins.string];
+  let answered = 0;
+  for (const [name, builtin] of Object.entries(builtins)) {
+    if (!builtin.signature) continue;
+    const quick = quickCheck(builtin.signature.definition);
+    const check = (args: unknown[]): void => {
+      const got = quick?.([...args]);
+      if (got !== undefined) {
+        answered++;
+        assert.deepStrictEqual(got, builtin.signature.validate([...args], 'context'), `$${name}${builtin.signature.definition} on ${args.length} arguments`);
+      }
+      if (args.length < 3) for (const v of values) check([...args, v]);
+    };
+    check([]);
+  }
+  assert.ok(answered > 500, 'the quick check answers the plain cases');
 });

@@ -4,8 +4,8 @@
 // promises per call; these closures allocate none. A node outside the supported subset throws Unsupported at
 // compile time and the whole mapping stays on the interpreter (a sync function cannot await an async fallback).
 import {
-  append, ASYNC_BUILTINS, budget, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
-  lookup, seq, toBoolean, type Fn,
+  append, ASYNC_BUILTINS, budget, builtins, collapse, enter, isArrayOfNumbers, isFunction, isNumeric, jerr,
+  lookup, lookupOwn, seq, shadowed, tick, toBoolean, type Fn,
 } from './runtime';
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
@@ -18,12 +18,63 @@ import { Unsupported } from './unsupported';
 
 type Node = any;
 
+/**
+ * The names the expression being compiled binds anywhere (`$x :=`, lambda parameters, `#$i`): a `$name` outside
+ * this set can only be a binding or a built-in, so a built-in's value is known at compile time.
+ */
+let rebound: Set<string> = new Set();
+/** The built-ins builtinFor resolved: a binding of one of these names must turn the resolution off (shadowed). */
+let resolved: Set<string> = new Set();
+
+/** Compile a whole expression: the names it binds are collected first, for builtinFor. */
+export function compileRoot(ast: Node): { root: Fn; builtinNames: string[] } {
+  rebound = boundNames(ast);
+  resolved = new Set();
+  try {
+    const root = compileNode(ast);
+    return { root, builtinNames: [...resolved] };
+  } finally {
+    rebound = new Set();
+    resolved = new Set();
+  }
+}
+
+/** Every name the AST binds. Any string `index` or `focus` counts (a step's `#$i` or `@$x`), and so does a lambda's parameter. */
+function boundNames(ast: Node): Set<string> {
+  const names = new Set<string>();
+  const walk = (n: any): void => {
+    if (Array.isArray(n)) {
+      n.forEach(walk);
+      return;
+    }
+    if (n === null || typeof n !== 'object' || n instanceof RegExp) return;
+    if (n.type === 'bind' && n.lhs) names.add(n.lhs.value);
+    if (n.type === 'lambda') for (const a of n.arguments ?? []) names.add(a.value);
+    if (typeof n.index === 'string') names.add(n.index);
+    if (typeof n.focus === 'string') names.add(n.focus);
+    for (const key of Object.keys(n)) walk(n[key]);
+  };
+  walk(ast);
+  return names;
+}
+
+/** The built-in `$name` reads when the expression never rebinds it (a binding of that name is checked per evaluation). */
+export function builtinFor(node: Node): any {
+  if (node.type !== 'variable' || node.predicate !== undefined || node.keepArray === true) return undefined;
+  const name = node.value;
+  if (name === '' || rebound.has(name) || !Object.hasOwn(builtins, name)) return undefined;
+  resolved.add(name);
+  return builtins[name];
+}
+
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
+  if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
+  const bare = node.predicate === undefined && node.keepArray !== true ? compileLeaf(node) ?? compileBare(node) : undefined;
+  if (bare) return bare;
   const core = compileCore(node);
   const predicates: Fn[] | undefined = node.predicate?.map((p: Node) => compileFilter(p.expr));
   const keepArray = node.keepArray === true;
-  if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
   return (input, env) => {
     enter();
     let result = core(input, env);
@@ -33,6 +84,61 @@ export function compileNode(node: Node): Fn {
   };
 }
 
+/**
+ * Literals, names and variables without predicates: the wrapper's work reduced to what can change their result.
+ * They cannot recurse, so they are not counted against the depth budget; their ticks are counted by the node,
+ * call or step that evaluates them.
+ */
+function compileLeaf(node: Node): Fn | undefined {
+  switch (node.type) {
+    // Not arrays, so collapse leaves them as they are.
+    case 'string': case 'number': case 'value': { const v = node.value; return () => v; }
+    case 'name': return compileName(node.value);
+    case 'variable': {
+      const name = node.value;
+      if (name === '') return (input) => collapse(input && input.outerWrapper ? input[0] : input, false);
+      if (ASYNC_BUILTINS.has(name)) return undefined;
+      const builtin = builtinFor(node);
+      if (builtin !== undefined) return (_input, env) => (shadowed.builtins ? collapseValue(env.get(name)) : builtin);
+      return (_input, env) => collapseValue(env.get(name));
+    }
+    default: return undefined;
+  }
+}
+
+/**
+ * Nodes evaluated without the wrapper: their value is never a sequence, so that collapse leaves it as it is, or
+ * they collapse it themselves; and they cannot recurse by themselves. A recursion goes through a lambda call,
+ * which counts as deep as its body nests (compileLambda), so the depth budget still stops it.
+ */
+function compileBare(node: Node): Fn | undefined {
+  switch (node.type) {
+    // Booleans, numbers, strings or undefined; `..` makes a sequence.
+    case 'binary': return node.value === '..' ? undefined : compileBinary(node, compileNode);
+    // A number, a plain array (append concatenates onto one) or an object.
+    case 'unary': return compileUnary(node);
+    // A function; a thunk is the call it wraps, whose value can be anything.
+    case 'lambda': return node.thunk === true ? undefined : compileLambda(node, compileNode);
+    case 'regex': return compileRegex(node);
+    // These collapse their own value.
+    case 'path': return compilePath(node, compileNode, compileFilter, true);
+    case 'condition': return compileCondition(node, true);
+    case 'bind': return compileBind(node, true);
+    default: return undefined;
+  }
+}
+
+/** collapse(lookup()): on one value (what a path step nearly always meets) lookupOwn, on an array jsonata's own lookup. */
+function compileName(key: string): Fn {
+  return (input) => {
+    if (!Array.isArray(input)) return lookupOwn(input, key);
+    return collapse(lookup(input, key), false);
+  };
+}
+
+/** collapse(v, false) for a value that is not a sequence more often than not: one check before the call. */
+const collapseValue = (v: any): any => (Array.isArray(v) && (v as any).sequence === true ? collapse(v, false) : v);
+
 function compileCore(node: Node): Fn {
   switch (node.type) {
     case 'path': return compilePath(node, compileNode, compileFilter);
@@ -41,12 +147,7 @@ function compileCore(node: Node): Fn {
     case 'name': { const key = node.value; return (input) => lookup(input, key); }
     case 'string': case 'number': case 'value': { const v = node.value; return () => v; }
     case 'wildcard': return compileWildcard();
-    case 'condition': {
-      const cond = compileNode(node.condition);
-      const then = compileNode(node.then);
-      const otherwise = node.else === undefined ? undefined : compileNode(node.else);
-      return (input, env) => (toBoolean(cond(input, env)) ? then(input, env) : otherwise ? otherwise(input, env) : undefined);
-    }
+    case 'condition': return compileCondition(node, false);
     case 'block': {
       const exprs: Fn[] = node.expressions.map(compileNode);
       return (input, env) => {
@@ -56,11 +157,7 @@ function compileCore(node: Node): Fn {
         return result;
       };
     }
-    case 'bind': {
-      const name = node.lhs.value;
-      const rhs = compileNode(node.rhs);
-      return (input, env) => env.set(name, rhs(input, env));
-    }
+    case 'bind': return compileBind(node, false);
     case 'regex': return compileRegex(node);
     case 'variable': {
       const name = node.value;
@@ -68,10 +165,27 @@ function compileCore(node: Node): Fn {
       if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input);
       return (_input, env) => env.get(name);
     }
-    case 'function': return compileFunction(node, compileNode);
+    case 'function': return compileFunction(node, compileNode, builtinFor(node.procedure));
     case 'lambda': return compileLambda(node, compileNode);
     default: throw new Unsupported(`${node.type} expressions`);
   }
+}
+
+/** `collapsed`: the value collapsed as the node wrapper would (its branches' values are already collapsed once). */
+function compileCondition(node: Node, collapsed: boolean): Fn {
+  const cond = compileNode(node.condition);
+  const then = compileNode(node.then);
+  const otherwise = node.else === undefined ? undefined : compileNode(node.else);
+  const branch: Fn = (input, env) => (toBoolean(cond(input, env)) ? then(input, env) : otherwise ? otherwise(input, env) : undefined);
+  return collapsed ? (input, env) => collapseValue(branch(input, env)) : branch;
+}
+
+/** The variable gets the value as the right-hand side gave it; `collapsed` applies only to the node's own value. */
+function compileBind(node: Node, collapsed: boolean): Fn {
+  const name = node.lhs.value;
+  const rhs = compileNode(node.rhs);
+  if (!collapsed) return (input, env) => env.set(name, rhs(input, env));
+  return (input, env) => collapseValue(env.set(name, rhs(input, env)));
 }
 
 /** evaluateFilter: a number selects by index, numbers by indexes, anything else keeps the items it is true for. */
@@ -96,6 +210,7 @@ function compileFilter(predicate: Node): Fn {
     const tupleStream = input && input.tupleStream;
     if (tupleStream) results.tupleStream = true;
     const list = Array.isArray(input) ? input : seq(input);
+    tick(list.length);
     for (let index = 0; index < list.length; index++) {
       const item = list[index];
       let res = tupleStream ? pred(item['@'], frameFromTuple(env, item)) : pred(item, env);

@@ -1,6 +1,6 @@
 import type jsonata from 'jsonata';
-import { compileNode, Unsupported } from './compile';
-import { budget, focus, Scope, seq, type Fn } from './runtime';
+import { compileRoot, Unsupported } from './compile';
+import { budget, focus, Scope, seq, shadowed, type Fn } from './runtime';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
 
@@ -10,7 +10,7 @@ export { BudgetExceeded, NeedsInterpreter } from './runtime';
 export type EnginePath = { engine: 'compiled' } | { engine: 'interpreter'; reason: string };
 
 export interface Limits {
-  /** Nested evaluations (AST nodes and lambda calls) before the evaluation is stopped. */
+  /** Nested evaluations (calls, blocks, a lambda call as deep as its body nests) before the evaluation is stopped. */
   maxDepth: number;
   /** Milliseconds of CPU time the evaluation may run before it is stopped (not time spent waiting for a core). */
   maxMs: number;
@@ -21,8 +21,9 @@ export type CompiledMapping = (input: unknown, bindings: Record<string, unknown>
 /** The AST jsonata parsed (`expression.ast()`) -> a synchronous function, or why it stays on the interpreter. */
 export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?: CompiledMapping; path: EnginePath } {
   let root: Fn;
+  let builtinNames: string[];
   try {
-    root = compileNode(expression.ast());
+    ({ root, builtinNames } = compileRoot(expression.ast()));
   } catch (err) {
     if (err instanceof Unsupported) return { path: { engine: 'interpreter', reason: `uses ${err.message}` } };
     throw err;
@@ -30,9 +31,11 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
   const fn: CompiledMapping = (input, bindings, limits) => {
     budget.depth = 0;
     budget.ticks = 0;
+    budget.nextCheck = 1024;
     budget.maxDepth = limits.maxDepth;
     budget.maxMs = limits.maxMs;
     budget.cpuStart = -1;
+    shadowed.builtins = builtinNames.some((name) => Object.hasOwn(bindings, name));
     focus.environment.timestamp = new Date();
     const env = new Scope(undefined, bindings);
     env.set('$', input);

@@ -1,13 +1,14 @@
 // Path expressions (`a.b[0].c`, `items#$i.{...}`), as jsonata 2.x's evaluatePath, evaluateStep and
 // evaluateTupleStep: each step maps over the sequence the previous one produced, flattening arrays one level.
-import { seq, type Fn, type Scope } from './runtime';
+import { collapse, lookupOwn, seq, tick, type Fn, type Scope } from './runtime';
 import { Unsupported } from './unsupported';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
 type Compile = (n: Node) => Fn;
 
-export function compilePath(node: Node, compileNode: Compile, compileFilter: Compile): Fn {
+/** `collapsed`: the value is returned collapsed, as the node wrapper would (compileBare), without its sequences. */
+export function compilePath(node: Node, compileNode: Compile, compileFilter: Compile, collapsed = false): Fn {
   if (node.tuple || node.group) throw new Unsupported('path with ancestry or group-by');
   const steps = node.steps.map((step: Node) => {
     if (step.type === 'sort' || step.focus || step.ancestor) throw new Unsupported('sort, focus or ancestor steps');
@@ -18,7 +19,12 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
   });
   const absolute = node.steps[0].type === 'variable';
   const keepSingletonArray = node.keepSingletonArray === true;
-  return (input, env) => {
+  const finish = collapsed
+    ? (result: any) => collapse(pathResult(result, keepSingletonArray), false)
+    : (result: any) => pathResult(result, keepSingletonArray);
+  // An empty sequence collapses to undefined, keepSingleton or not.
+  const nothing = (): any => (collapsed ? undefined : pathResult(seq(), keepSingletonArray));
+  const general: Fn = (input, env) => {
     let i = 0;
     let inputSequence: any;
     if (Array.isArray(input) && !absolute) inputSequence = input;
@@ -31,11 +37,11 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
         if (step.tuple || (i === 0 && step.consarray)) break;
         let res = step.fn(single, env);
         for (const stage of step.stages) res = stage(res, env);
-        if (res === undefined) return pathResult(seq(), keepSingletonArray);
+        if (res === undefined) return nothing();
         if (Array.isArray(res) && !(res as any).cons) {
-          if (i === steps.length - 1 && !(res as any).sequence) return pathResult(res, keepSingletonArray);
+          if (i === steps.length - 1 && !(res as any).sequence) return finish(res);
           if (res.length !== 1) {
-            if (res.length === 0) return pathResult(seq(), keepSingletonArray);
+            if (res.length === 0) return nothing();
             inputSequence = seq(...res);
             i++;
             break;
@@ -45,7 +51,8 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
         single = res;
       }
       if (inputSequence === undefined) {
-        if (i === steps.length) return pathResult(seq(single), keepSingletonArray);
+        // A one-item sequence without keepSingleton collapses to its item.
+        if (i === steps.length) return collapsed && !keepSingletonArray ? single : finish(seq(single));
         inputSequence = seq(single);
       }
     }
@@ -65,7 +72,30 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
       result = seq();
       for (const t of tuples) result.push(t['@']);
     }
-    return pathResult(result, keepSingletonArray);
+    return finish(result);
+  };
+  return collapsed && !keepSingletonArray && plainNames(node.steps) ? variablePath(steps[0].fn, node.steps.slice(1).map((n: Node) => n.value), general) : general;
+}
+
+/** `$var.a.b`: a variable, then names alone (no predicates, stages, `#`, `[]`). */
+function plainNames(nodes: Node[]): boolean {
+  const plain = (n: Node) => n.predicate === undefined && n.stages === undefined && !n.keepArray && !n.tuple && !n.consarray && n.index === undefined;
+  return nodes[0].type === 'variable' && nodes.length > 1 && nodes.every(plain) && nodes.slice(1).every((n) => n.type === 'name');
+}
+
+/**
+ * What the general path gives for `$var.a.b` while each step meets one object, without its step records; at the
+ * first array it hands over to the general path, which reads the (side-effect free) variable and names again.
+ */
+function variablePath(first: Fn, keys: string[], general: Fn): Fn {
+  return (input, env) => {
+    let value = first(input, env);
+    if (Array.isArray(value)) return general(input, env);
+    for (let k = 0; k < keys.length && value !== undefined; k++) {
+      value = lookupOwn(value, keys[k]);
+      if (Array.isArray(value)) return general(input, env);
+    }
+    return value;
   };
 }
 
@@ -97,6 +127,7 @@ function evaluateStep(step: Step, input: any[], env: Scope, lastStep: boolean): 
     out.push(res);
     return out;
   }
+  tick(input.length);
   const results: any = [];
   for (let i = 0; i < input.length; i++) {
     let res = step.fn(input[i], env);
@@ -117,6 +148,7 @@ function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Sco
   const result: any = seq();
   result.tupleStream = true;
   const inTuples = tuples ?? input.map((item) => ({ '@': item }));
+  tick(inTuples.length);
   for (const t of inTuples) {
     const res0 = step.fn(t['@'], frameFromTuple(env, t));
     if (res0 === undefined) continue;

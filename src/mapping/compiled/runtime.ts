@@ -54,22 +54,42 @@ export class BudgetExceeded extends Error {
 export class NeedsInterpreter extends Error {}
 
 /** Budget of one evaluation. Evaluation is synchronous and never re-entered, so one module-level counter serves. */
-export const budget = { depth: 0, maxDepth: 0, ticks: 0, maxMs: 0, cpuStart: -1 };
+export const budget = { depth: 0, maxDepth: 0, ticks: 0, nextCheck: 1024, maxMs: 0, cpuStart: -1 };
+
+/**
+ * Whether this evaluation's bindings name a built-in the expression reads: then its `$name`s resolved at compile
+ * time (builtinFor) are looked up in the scope as the interpreter does, where the binding wins.
+ */
+export const shadowed = { builtins: false };
 
 /**
  * The time budget counts the CPU time the evaluation ran, not the clock: on a loaded host, or in a container held
  * to its CPU quota, a process waits for a core for tens of milliseconds at a time, and a 20 ms mapping measured by
  * the clock then "ran longer than 100 ms" (start-up's fixture check refused to start, and a charge would fail). The
- * process's CPU time is read every 1024 nodes, from the first thousand on (their own time, well under a
+ * process's CPU time is read every 1024 ticks (nodes entered, items a path step or filter walks), from the first thousand on (their own time, well under a
  * millisecond, is not counted): a charge's mappings evaluate a few hundred nodes and never read it.
  */
 export function enter(): void {
   if (++budget.depth > budget.maxDepth) throw new BudgetExceeded('depth', budget.maxDepth);
-  if ((++budget.ticks & 1023) === 0) {
-    const { user, system } = process.cpuUsage();
-    if (budget.cpuStart < 0) budget.cpuStart = user + system;
-    else if (user + system - budget.cpuStart > budget.maxMs * 1000) throw new BudgetExceeded('time', budget.maxMs);
-  }
+  if (++budget.ticks >= budget.nextCheck) checkTime();
+}
+
+/** A lambda call, counted as deep as its body nests (compileLambda). */
+export function enterBy(weight: number): void {
+  if ((budget.depth += weight) > budget.maxDepth) throw new BudgetExceeded('depth', budget.maxDepth);
+}
+
+/** n units of work done without entering a node (a path step's or a filter's items, whose leaves are not counted). */
+export function tick(n: number): void {
+  budget.ticks += n;
+  if (budget.ticks >= budget.nextCheck) checkTime();
+}
+
+function checkTime(): void {
+  budget.nextCheck = (budget.ticks | 1023) + 1;
+  const { user, system } = process.cpuUsage();
+  if (budget.cpuStart < 0) budget.cpuStart = user + system;
+  else if (user + system - budget.cpuStart > budget.maxMs * 1000) throw new BudgetExceeded('time', budget.maxMs);
 }
 
 export function seq(...items: any[]): any {
@@ -154,6 +174,17 @@ const booleanImpl = impl('boolean');
 const stringImpl = impl('string');
 const appendImpl = impl('append');
 export const lookup = (input: any, key: string): any => lookupImpl.call(focus, input, key);
+
+/**
+ * collapse(lookup(input, key)) for any input but an array: an object's own property (collapsed only when it is a
+ * sequence), undefined for anything else.
+ */
+export function lookupOwn(input: any, key: string): any {
+  if (input === null || typeof input !== 'object' || !Object.prototype.hasOwnProperty.call(input, key) || isFunction(input)) return undefined;
+  const v = input[key];
+  return Array.isArray(v) && (v as any).sequence === true ? collapse(v, false) : v;
+}
+
 export const toBoolean = (v: any): any => booleanImpl.call(focus, v);
 export const toStr = (v: any): string => stringImpl.call(focus, v);
 export const append = (a: any, b: any): any => appendImpl.call(focus, a, b);
