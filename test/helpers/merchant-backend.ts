@@ -1,6 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** Close a test server now: its keep-alive connections too, which server.close() alone would wait for. */
+export async function closeServer(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
 export interface Received { headers: http.IncomingHttpHeaders; body: string; at: number }
 
 /**
@@ -47,9 +53,7 @@ export class MerchantBackend {
   async stop(): Promise<void> {
     const s = this.server;
     this.server = undefined;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
+    if (s) await closeServer(s);
   }
 
   /** Resolves once `count` events have been received, or rejects after `ms`. */

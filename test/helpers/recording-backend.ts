@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer } from './merchant-backend';
 
 /** How long the backend takes over each delivery it accepts. */
 const HOLD_MS = 150;
@@ -75,8 +76,6 @@ export class RecordingBackend {
   async stop(): Promise<void> {
     const s = this.server;
     this.server = undefined;
-    if (!s) return;
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
+    if (s) await closeServer(s);
   }
 }
