@@ -107,8 +107,11 @@ function patchKeys(patch: ChargePatch): Array<keyof ChargeRecord> {
     .filter((k) => patch[k as keyof ChargePatch] !== undefined && COLUMN_OF.has(k) && !FIXED.has(k));
 }
 
-/** What a patch may never set (ChargePatch excludes them; a caller's cast cannot move a charge to another account). */
-const FIXED = new Set<keyof ChargeRecord>(['id', 'accountId', 'createdAt', 'updatedAt']);
+/**
+ * What a patch may never set, on either store (ChargePatch excludes them; a caller's cast cannot move a charge to
+ * another account).
+ */
+export const FIXED = new Set<keyof ChargeRecord>(['id', 'accountId', 'createdAt', 'updatedAt']);
 
 /** SET clauses releasing the lock only when @owner holds it (both read the row's old lock_owner). */
 const RELEASE_IF_OWNER = `lock_owner = CASE WHEN lock_owner = @owner THEN NULL ELSE lock_owner END,
@@ -169,7 +172,7 @@ export class ChargesRepository {
   private readonly byNativeIdStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
-  private readonly listStmts = new Map<string, import('better-sqlite3').Statement>();
+  private readonly listStmts = new Map<string, Statement>();
 
   constructor(private readonly db: DB) {
     const cols = COLUMNS.map(([, c]) => c);

@@ -1,4 +1,4 @@
-import type { AttemptOutcome, AttemptRecord, ChargePatch, ChargeRecord, ListFilter } from '../charges';
+import { FIXED, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type ListFilter } from '../charges';
 import type { Queryable } from './pool';
 
 /** Every field of a charge and its column; a Record, so a field added to ChargeRecord fails to compile until mapped. */
@@ -15,8 +15,6 @@ const KEYS = Object.keys(COLUMN) as Array<keyof ChargeRecord>;
 /** Named columns, never `*`: a prepared `SELECT *` fails in every other process once a migration adds a column. */
 const SELECT = KEYS.map((k) => COLUMN[k]).join(', ');
 const JSON_KEYS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split']);
-/** What a patch may never set (ChargePatch excludes them; a caller's cast cannot move a charge to another account). */
-const FIXED = new Set<keyof ChargeRecord>(['id', 'accountId', 'createdAt', 'updatedAt']);
 
 /** A field as its column holds it: booleans 0/1 and JSON text, as in the SQLite store. */
 function toColumn(key: keyof ChargeRecord, v: unknown): unknown {
