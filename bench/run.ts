@@ -10,6 +10,7 @@ import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { growthFigures, type GrowthFigures } from './growth';
 import { seedCharges } from './seed';
+import { waitForHealth } from './health';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 
 /**
@@ -41,18 +42,6 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ line: str
     rl.once('line', (line) => resolve({ line, child }));
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
   });
-}
-
-async function waitForHealth(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
 }
 
 interface Result {
@@ -114,7 +103,7 @@ async function main(): Promise<void> {
   start([...SERVER_NODE_FLAGS, ...profile, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
   const routegateProcess = children[children.length - 1];
   const routegate = `http://127.0.0.1:${port}`;
-  await waitForHealth(routegate);
+  await waitForHealth(routegate, 10);
   const json = { 'content-type': 'application/json' };
   const credsRes = await fetch(`${routegate}/api/v1/credentials`, {
     method: 'POST', headers: { ...json, 'x-api-key': account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
@@ -237,7 +226,7 @@ async function measureGrowth(bin: string, baseEnv: Record<string, string>, charg
     start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
     const child = children[children.length - 1];
     const url = `http://127.0.0.1:${port}`;
-    await waitForHealth(url);
+    await waitForHealth(url, 10);
     const res = await fetch(`${url}/api/v1/credentials`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
     });

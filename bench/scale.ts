@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { ROOT } from '../src/lib/paths';
 import { withDefaultUser } from '../src/store/pg/pool';
 import { loadMappings } from '../src/mapping/loader';
+import { waitForHealth } from './health';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 
 /**
@@ -46,18 +47,6 @@ function firstLine(child: ChildProcess): Promise<string> {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${child.spawnargs.join(' ')} exited with ${code}`)));
   });
-}
-
-async function waitForHealth(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become healthy`);
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -184,7 +173,7 @@ async function startRouteGates(name: string, count: number, env: Record<string, 
     servers.push(spawnNode([path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }));
     urls.push(`http://127.0.0.1:${port}`);
   }
-  await Promise.all(urls.map(waitForHealth));
+  await Promise.all(urls.map((u) => waitForHealth(u, 60)));
   const res = await fetch(`${urls[0]}/api/v1/credentials`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
   });
