@@ -108,10 +108,15 @@ test('webhook events: list is newest first, by id on equal times, and pages with
 
 test("webhook events: findCharge by the gateway's id (newest), else by RouteGate's id at that gateway", async () => {
   const acc = await account();
-  const charge = (id: string, gateway: string, externalId: string | null, createdAt: string) => db.pool.query(
-    `INSERT INTO charges (id, account_id, gateway, external_id, payment_method, status, amount, currency, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, 'pix', 'pending', 1000, 'BRL', $5, $5)`, [id, acc, gateway, externalId, createdAt]);
-  await charge('ch_old', 'gw_one', 'ext_1', '2030-01-01T00:00:00.000Z');
+  const other = await account();
+  // As the charges repository writes them: the row, and each gateway id in charge_native_ids.
+  const charge = async (id: string, gateway: string, externalId: string | null, createdAt: string, owner = acc) => {
+    await db.pool.query(
+      `INSERT INTO charges (id, account_id, gateway, external_id, payment_method, status, amount, currency, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'pix', 'pending', 1000, 'BRL', $5, $5)`, [id, owner, gateway, externalId, createdAt]);
+    if (externalId) await db.pool.query('INSERT INTO charge_native_ids (native_id, account_id, charge_id) VALUES ($1, $2, $3)', [externalId, owner, id]);
+  };
+  await charge('ch_old', 'gw_one', 'ext_1', '2030-01-01T00:00:00.000Z', other);
   await charge('ch_new', 'gw_one', 'ext_1', '2030-01-02T00:00:00.000Z');
   await charge('ch_ref', 'gw_one', null, '2030-01-03T00:00:00.000Z');
   await charge('ch_two', 'gw_two', 'ext_2', '2030-01-03T00:00:00.000Z');

@@ -143,10 +143,13 @@ function patchParams(id: string, keys: Array<keyof ChargeRecord>, patch: ChargeP
   return params;
 }
 
-/** Every gateway id the charge gets is indexed for native follow-ups (findByAnyId), in the caller's transaction. */
-function indexNativeIds(stmt: Statement, id: string, patch: ChargePatch): void {
+/**
+ * Every gateway id the charge gets is indexed for native follow-ups (findByAnyId) and webhooks (findCharge), in the
+ * caller's transaction.
+ */
+function indexNativeIds(patch: ChargePatch, index: (nativeId: string) => void): void {
   const ids = new Set([patch.externalId, ...Object.values(patch.refs ?? {})]);
-  for (const nativeId of ids) if (typeof nativeId === 'string' && nativeId !== '') stmt.run(nativeId, id);
+  for (const nativeId of ids) if (typeof nativeId === 'string' && nativeId !== '') index(nativeId);
 }
 
 /**
@@ -169,6 +172,7 @@ export class ChargesRepository {
   private readonly processingCountStmt;
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
+  private readonly nativeIdOfAccountStmt;
   private readonly byNativeIdStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
@@ -194,7 +198,8 @@ export class ChargesRepository {
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
     this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
-    this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (account_id, native_id, charge_id) SELECT account_id, ?, id FROM charges WHERE id = ?');
+    this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) SELECT ?, account_id, id FROM charges WHERE id = ?');
+    this.nativeIdOfAccountStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
   }
 
@@ -210,7 +215,7 @@ export class ChargesRepository {
   async update(id: string, patch: ChargePatch): Promise<void> {
     const keys = patchKeys(patch);
     preparedPatch(this.db, this.updateStmts, keys, '').run(patchParams(id, keys, patch));
-    indexNativeIds(this.nativeIdStmt, id, patch);
+    indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, id));
   }
 
   /**
@@ -223,7 +228,8 @@ export class ChargesRepository {
     const stmt = preparedPatch(this.db, this.settleStmts, keys, `, ${RELEASE_IF_OWNER}`, ' RETURNING *');
     const row = stmt.get({ ...patchParams(id, keys, patch), owner }) as Record<string, unknown> | undefined;
     if (!row) throw new Error(`charge ${id} is not stored`);
-    indexNativeIds(this.nativeIdStmt, id, patch);
+    // The row names the account: no lookup of the charge per id.
+    indexNativeIds(patch, (nativeId) => this.nativeIdOfAccountStmt.run(nativeId, row.account_id, id));
     return fromRow(row);
   }
 

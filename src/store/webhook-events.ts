@@ -35,7 +35,9 @@ export class WebhookEventsRepository {
       VALUES (@id, @accountId, @gateway, @gatewayEventId, @type, @chargeId, @payload, @createdAt, @verified)`);
     this.byGatewayIdStmt = db.prepare('SELECT * FROM webhook_events WHERE account_id = ? AND gateway = ? AND gateway_event_id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM webhook_events WHERE id = ? AND account_id = ?');
-    this.chargeByExternalStmt = db.prepare('SELECT id, account_id FROM charges WHERE gateway = ? AND external_id = ? ORDER BY created_at DESC LIMIT 1');
+    // Every gateway id a charge got is in charge_native_ids (keyed by the id first: a webhook names no account).
+    this.chargeByExternalStmt = db.prepare(`SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
+      WHERE n.native_id = ? AND c.gateway = ? ORDER BY c.created_at DESC LIMIT 1`);
     this.chargeByIdStmt = db.prepare('SELECT id, account_id FROM charges WHERE id = ? AND gateway = ?');
   }
 
@@ -64,7 +66,7 @@ export class WebhookEventsRepository {
 
   /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
   async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
-    const row = (externalId ? this.chargeByExternalStmt.get(gateway, externalId) : undefined)
+    const row = (externalId ? this.chargeByExternalStmt.get(externalId, gateway) : undefined)
       ?? (reference ? this.chargeByIdStmt.get(reference, gateway) : undefined);
     const r = row as { id: string; account_id: string } | undefined;
     return r && { id: r.id, accountId: r.account_id };

@@ -22,7 +22,9 @@ const SQL = {
   list: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
   // A row value: PostgreSQL seeks to it in webhook_events_account_created.
   listAfter: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
-  chargeByExternal: 'SELECT id, account_id FROM charges WHERE gateway = $1 AND external_id = $2 ORDER BY created_at DESC LIMIT 1',
+  // Every gateway id a charge got is in charge_native_ids (keyed by the id first: a webhook names no account).
+  chargeByExternal: `SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
+    WHERE n.native_id = $2 AND c.gateway = $1 ORDER BY c.created_at DESC LIMIT 1`,
   chargeById: 'SELECT id, account_id FROM charges WHERE id = $1 AND gateway = $2',
 };
 

@@ -1,0 +1,84 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate, MIGRATIONS_DIR } from '../src/store/migrate';
+import { openSqliteStore } from '../src/store';
+
+// Migration 014 (write locality) rebuilds charge_native_ids keyed by the gateway's id first and drops
+// charges_external: a database written before it must find its charges by every gateway id afterwards, from a
+// webhook (no account) and from a native follow-up (the account's).
+
+function databaseAt(version: number): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-014-'));
+  const older = path.join(dir, 'migrations');
+  fs.mkdirSync(older);
+  for (const f of fs.readdirSync(MIGRATIONS_DIR)) {
+    if (/^\d{3}-/.test(f) && Number(f.slice(0, 3)) <= version) fs.copyFileSync(path.join(MIGRATIONS_DIR, f), path.join(older, f));
+  }
+  const file = path.join(dir, 'rg.db');
+  const db = new Database(file);
+  migrate(db, older);
+  const now = '2030-01-01T00:00:00.000Z';
+  db.prepare('INSERT INTO accounts (id, name, email, webhook_token, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('acc_a', 'A', 'a@example.com', 'tok_a', now, now);
+  db.prepare('INSERT INTO accounts (id, name, email, webhook_token, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('acc_b', 'B', 'b@example.com', 'tok_b', now, now);
+  const charge = db.prepare(`INSERT INTO charges (id, account_id, gateway, external_id, refs, payment_method, status, amount, currency, created_at, updated_at)
+    VALUES (?, ?, 'pagarme', ?, ?, 'pix', 'pending', 1000, 'BRL', ?, ?)`);
+  const native = db.prepare('INSERT INTO charge_native_ids (account_id, native_id, charge_id) VALUES (?, ?, ?)');
+  charge.run('chg_1', 'acc_a', 'ch_111', JSON.stringify({ orderId: 'or_111' }), now, now);
+  native.run('acc_a', 'ch_111', 'chg_1');
+  native.run('acc_a', 'or_111', 'chg_1');
+  charge.run('chg_2', 'acc_b', 'ch_222', null, '2030-01-02T00:00:00.000Z', '2030-01-02T00:00:00.000Z');
+  native.run('acc_b', 'ch_222', 'chg_2');
+  db.close();
+  return file;
+}
+
+test('after migration 014 every gateway id stored before it still finds its charge, with or without the account', async () => {
+  const store = openSqliteStore(databaseAt(13));
+  try {
+    assert.deepEqual(await store.webhookEvents.findCharge('pagarme', 'ch_111', undefined), { id: 'chg_1', accountId: 'acc_a' });
+    assert.deepEqual(await store.webhookEvents.findCharge('pagarme', 'or_111', undefined), { id: 'chg_1', accountId: 'acc_a' });
+    assert.deepEqual(await store.webhookEvents.findCharge('pagarme', 'ch_222', undefined), { id: 'chg_2', accountId: 'acc_b' });
+    assert.equal(await store.webhookEvents.findCharge('stripe', 'ch_111', undefined), undefined, "another gateway's event is not this charge's");
+    assert.equal((await store.charges.findByAnyId('acc_a', 'or_111'))?.id, 'chg_1');
+    assert.equal(await store.charges.findByAnyId('acc_b', 'or_111'), undefined, "another account's gateway id finds nothing");
+
+    const keys = store.db.prepare("SELECT name FROM pragma_index_xinfo('sqlite_autoindex_charge_native_ids_1') WHERE key = 1 ORDER BY seqno").pluck().all();
+    assert.deepEqual(keys, ['native_id', 'account_id']);
+    const indexes = store.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'charges'").pluck().all();
+    assert.ok(!indexes.includes('charges_external'), 'charges_external is gone');
+    for (const name of ['charges_account_created', 'charges_account_status_created', 'charges_account_gateway_created']) {
+      const desc = store.db.prepare(`SELECT count(*) FROM pragma_index_xinfo('${name}') WHERE key = 1 AND desc = 1`).pluck().get();
+      assert.equal(desc, 0, `${name} ascends`);
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+test('a settled charge is found by each of its gateway ids, from a webhook and from a native follow-up', async () => {
+  const store = openSqliteStore(databaseAt(14));
+  try {
+    const now = new Date().toISOString();
+    await store.commit(async (tx) => {
+      await tx.charges.insert({
+        id: 'chg_new', accountId: 'acc_a', gateway: 'pagarme', primaryGateway: 'pagarme', fallbackUsed: false, externalId: null, paymentMethod: 'pix',
+        status: 'processing', amount: 500, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null, description: null, customerId: null,
+        refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null, declineCode: null, errorCode: null, errorMessage: null,
+        createdAt: now, updatedAt: now,
+      }, { owner: 'me', expiresAt: Date.now() + 60_000 }, 1);
+    });
+    await store.commit(async (tx) => {
+      await tx.charges.settle('chg_new', { status: 'pending', externalId: 'ch_new', refs: { orderId: 'or_new' } }, 'me');
+    });
+    for (const id of ['ch_new', 'or_new']) {
+      assert.deepEqual(await store.webhookEvents.findCharge('pagarme', id, undefined), { id: 'chg_new', accountId: 'acc_a' }, id);
+      assert.equal((await store.charges.findByAnyId('acc_a', id))?.id, 'chg_new', id);
+    }
+  } finally {
+    await store.close();
+  }
+});
