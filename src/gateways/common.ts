@@ -1,4 +1,5 @@
 import type { GatewayReply } from './http-client';
+import { nowIso } from '../lib/iso-time';
 import {
   GatewayFailure, type CallContext, type ChargeOutcome, type DeclineCode, type GatewayErrorFacts, type NormalizedChargeResult,
   type NormalizedCustomerResult, type CustomerOutcome, type RefundResult,
@@ -177,7 +178,7 @@ export function newestListed(ctx: CallContext, reply: GatewayReply, field: strin
 
 /** Today's date (UTC) for mappings that need one; mappings never read a clock themselves. */
 export function today(): string {
-  return new Date().toISOString().slice(0, 10);
+  return nowIso().slice(0, 10);
 }
 
 /** "invalid" in a credential value makes emulators reject it; real gateways reject bad keys the same way. */

@@ -40,16 +40,4 @@ export function openDatabase(file: string): DB {
   return db;
 }
 
-// A charge asks for the time five or six times, mostly within one millisecond: the string is made once per
-// millisecond (a Date and its ISO string each time was ~1% of a charge's CPU).
-let lastMs = -1;
-let lastIso = '';
-
-export function nowIso(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
+export { nowIso } from '../lib/iso-time';
