@@ -10,6 +10,7 @@ import type { AttemptRecord, ChargeRecord } from '../src/store/charges';
 import type { NormalizedChargeResult, RefundResult } from '../src/gateways/types';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { MAPPINGS_DIR } from '../src/lib/paths';
+import { withGatewayResponse } from '../src/charges/routes';
 import { startE2E, CUSTOMER } from './helpers/e2e';
 
 // Charge answers go through fast-json-stringify (schemas/charge.json). It writes declared fields in the schema's
@@ -105,6 +106,30 @@ test('every charge answer is serialized exactly as JSON.stringify writes it (fie
     const bodies = chargeBodies();
     assert.ok(bodies.length > 100, `only ${bodies.length} shapes`);
     for (const body of bodies) assert.equal(await serialize(body), JSON.stringify(body));
+  } finally {
+    await close();
+  }
+});
+
+test("a full answer with the gateway's text spliced in is the answer with its parsed body serialized: same bytes for compact text", async () => {
+  const { serialize, close } = await serializer('charge-response');
+  try {
+    let spliced = 0;
+    for (const { record, raw } of records()) {
+      if (raw === undefined) continue;
+      for (const refund of REFUNDS) {
+        const whole: unknown = { success: true, data: shapeCharge('full', record, raw, refund) };
+        const envelope = await serialize({ success: true, data: shapeCharge('full', record, undefined, refund) });
+        assert.equal(withGatewayResponse(envelope, JSON.stringify(raw)), JSON.stringify(whole));
+        // A gateway that indents its body or ends it with a newline: kept as sent, the same JSON.
+        const pretty = withGatewayResponse(envelope, `${JSON.stringify(raw, null, 2)}\n`);
+        assert.deepEqual(JSON.parse(pretty), JSON.parse(JSON.stringify(whole)));
+        spliced++;
+      }
+    }
+    assert.ok(spliced > 30, `only ${spliced} answers`);
+    assert.equal(withGatewayResponse('{"success":true,"data":{}}', '{"id":1}'), '{"success":true,"data":{"gatewayResponse":{"id":1}}}');
+    assert.throws(() => withGatewayResponse('{"success":true,"data":[]}', '{}'), /ends with its data object/);
   } finally {
     await close();
   }

@@ -43,6 +43,8 @@ export interface GatewayDeps {
 export interface ChargeResult {
   charge: ChargeRecord;
   raw?: unknown;
+  /** `raw` as the gateway's text, where it is exactly that text parsed (ChargeOutcome.rawText). */
+  rawText?: string;
   /** Set when the charge did not go through: the public error to answer with. */
   error?: RouteGateError;
   /** Set by refunds: the refund as the gateway recorded it. */
@@ -296,7 +298,7 @@ export class ChargeService {
     });
     birth.born.written = true;
     birth.born.released = true;
-    return { charge: settled!, raw: won?.outcome.raw, error: outcome.error };
+    return { charge: settled!, raw: won?.outcome.raw, rawText: won?.outcome.rawText, error: outcome.error };
   }
 
   /**

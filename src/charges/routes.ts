@@ -18,6 +18,17 @@ const chargeAnswer = (status: 200 | 201) => ({ [status]: { $ref: 'charge-respons
 // responseFormat raw answers the gateway's body as received: its fields are the gateway's, not the normalized
 // charge's, so it is not serialized through the charge schema (which would coerce a numeric id to a string).
 const asReceived = (payload: unknown) => JSON.stringify(payload);
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * `{"success":true,"data":{...}}` with `"gatewayResponse":<text>` as the last field of data, where JSON.stringify
+ * would have put it (shapeCharge sets it last). The text is valid JSON: it was parsed to be mapped.
+ */
+export function withGatewayResponse(envelope: string, gatewayText: string): string {
+  if (!envelope.endsWith('}}')) throw new Error('a charge answer ends with its data object');
+  const empty = envelope.endsWith('{}}');
+  return `${envelope.slice(0, -2)}${empty ? '' : ','}"gatewayResponse":${gatewayText.trim()}}}`;
+}
 
 /** POST/GET charges, follow-up operations and customers: thin handlers over the services. */
 export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDeps; charges: ChargeService; validator: SchemaValidator }): Promise<void> {
@@ -58,11 +69,16 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
   const send = (reply: FastifyReply, result: ChargeResult, format: 'full' | 'normalized' | 'raw', status: number, attempts?: unknown[]) => {
     const headers = rgHeaders(result.charge);
     if (result.error) throw result.error.with({ headers });
-    const data = shapeCharge(format, result.charge, result.raw, result.refund);
+    // The gateway's body goes into a full answer as the text it came in (its last field): it was parsed once for
+    // the mappings and is not serialized again.
+    const spliced = format === 'full' && result.rawText !== undefined && !attempts;
+    const data = shapeCharge(format, result.charge, spliced ? undefined : result.raw, result.refund);
     if (format === 'raw' && result.raw !== undefined) return reply.code(status).headers(headers).serializer(asReceived).send({ success: true, data });
     // A refreshed read answers like a plain read, with the attempts.
     if (attempts) (data as Record<string, unknown>).attempts = attempts;
-    return reply.code(status).headers(headers).send({ success: true, data });
+    reply.code(status).headers(headers);
+    if (spliced) return reply.type(JSON_UTF8).send(withGatewayResponse(String(reply.serialize({ success: true, data })), result.rawText!));
+    return reply.send({ success: true, data });
   };
   const formatOf = (request: FastifyRequest) => request.settings.responseFormat;
 

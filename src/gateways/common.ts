@@ -113,7 +113,7 @@ export async function normalizeCharge(
       status: reply.status, body: reply.json, declineCode: code, normalized: { ...normalized, status: 'declined', declineCode: code },
     });
   }
-  return { normalized, raw: reply.json };
+  return { normalized, raw: reply.json, rawText: reply.text };
 }
 
 function assertChargeResult(ctx: CallContext, r: NormalizedChargeResult | undefined, reply: GatewayReply): asserts r is NormalizedChargeResult {

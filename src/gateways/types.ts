@@ -202,6 +202,8 @@ export interface ChargeOutcome {
   normalized: NormalizedChargeResult;
   /** The gateway body of the main call, as received (responseFormat raw / full). */
   raw: unknown;
+  /** `raw`'s text as it came off the wire, where `raw` is exactly that text parsed: the answer embeds it as is. */
+  rawText?: string;
   /** Set by refunds: the refund the gateway recorded (its id is stored on the attempt). */
   refund?: RefundResult;
 }
