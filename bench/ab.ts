@@ -116,11 +116,11 @@ main()
     process.stderr.write(`bench:ab: ${err.stack ?? err}\n`);
     process.exitCode = 1;
   })
-  .finally(async () => {
-    // Each child is waited for: a server left running would hold its port and its database.
-    await Promise.all(children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => new Promise((resolve) => {
-      c.once('exit', resolve);
+  .finally(() => {
+    // A child keeps this process alive until it exits: none is left holding its port and its database.
+    for (const c of children) {
+      if (c.exitCode !== null || c.signalCode !== null) continue;
       c.kill('SIGTERM');
       setTimeout(() => c.kill('SIGKILL'), 5_000).unref();
-    })));
+    }
   });
