@@ -16,7 +16,8 @@ import { waitForHealth } from './health';
  * change is measured against its base under the same machine load: this machine's speed moves by 20% and more
  * between runs, far more than most changes. Prints each run, then the medians: CPU per request of the process
  * (all its threads), the main thread's share, throughput, and the ratio to the proxy's CPU. AB_REPS (5) runs of
- * AB_SECONDS (5) at AB_CONNECTIONS (20). A measuring tool: nothing here ships in the service.
+ * AB_SECONDS (5) at AB_CONNECTIONS (20); AB_FLOOR=1 adds bench/floor.ts, a charge's HTTP alone. A measuring tool:
+ * nothing here ships in the service.
  */
 const REPS = Number(process.env.AB_REPS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
@@ -86,6 +87,10 @@ async function main(): Promise<void> {
     name: 'proxy', pid: proxy.child.pid!, url: `${JSON.parse(proxy.line).url}/pagarme/core/v5/orders`, body: JSON.stringify(native),
     headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.pagarme.secretKey}:`).toString('base64')}` },
   }];
+  if (process.env.AB_FLOOR === '1') {
+    const floor = await start([path.join(ROOT, 'dist', 'bench', 'floor.js'), `${emulators}/pagarme/core/v5/orders`, JSON.stringify(native), targets[0].headers.authorization], ROOT);
+    targets.push({ name: 'floor', pid: floor.child.pid!, url: `${JSON.parse(floor.line).url}/api/v1/charges`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHARGE) });
+  }
   for (const [i, spec] of specs.entries()) targets.push(await startRouteGate(spec, i, `${emulators}/pagarme`));
   const run = (t: Target, seconds: number) => autocannon({ url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: seconds });
   for (const t of targets) await run(t, 2); // warm-up: JIT, keep-alive pools
