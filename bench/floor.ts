@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { Pool } from 'undici';
+import { listenAndPrintUrl, runServer } from './listen';
 
 /**
  * The floor under a normalized charge (`npm run bench:ab` with AB_FLOOR=1): a fastify server doing only the HTTP a
@@ -25,12 +26,7 @@ async function main(): Promise<void> {
     reply.code(201);
     return { id: `chg_floor_${sequence}`, externalId: answer.id, status: answer.status, amount: request.body.amount, gateway: 'pagarme' };
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` }) + '\n');
+  await listenAndPrintUrl(app);
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack ?? err}\n`);
-  process.exit(1);
-});
+runServer(main);
