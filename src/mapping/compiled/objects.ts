@@ -1,6 +1,7 @@
 // Object constructors, as jsonata 2.x's evaluateGroupExpression (without tuple streams, which stay on the
 // interpreter): keys per input item, then each value over the items grouped under its key.
 import { append, jerr, NeedsInterpreter, seq, type Fn } from './runtime';
+import { objectLiteralConstructor } from './object-literal';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -15,8 +16,10 @@ export function compileGroup(node: Node, compileNode: (n: Node) => Fn): Fn {
     ? node.lhs.map((pair: Node[]) => pair[0].value) : undefined;
   const fast = literalKeys !== undefined && new Set(literalKeys).size === literalKeys.length
     && !literalKeys.some((k) => k === '__proto__' || k === '_jsonata_lambda' || k === '_jsonata_function');
+  const literal = fast ? objectLiteralConstructor(literalKeys!, pairs.map((pair: [Fn, Fn]) => pair[1])) : undefined;
   return (input, env) => {
     if (fast && !Array.isArray(input)) {
+      if (literal) return literal(input, env);
       const result: Record<string, unknown> = {};
       for (let p = 0; p < pairs.length; p++) {
         const value = pairs[p][1](input, env);
