@@ -10,6 +10,7 @@ import {
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
 import { compileGroup } from './objects';
+import { compileAnswer } from './answer';
 import { compilePath, frameFromTuple } from './paths';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -26,12 +27,15 @@ let rebound: Set<string> = new Set();
 /** The built-ins builtinFor resolved: a binding of one of these names must turn the resolution off (shadowed). */
 let resolved: Set<string> = new Set();
 
-/** Compile a whole expression: the names it binds are collected first, for builtinFor. */
+/**
+ * Compile a whole expression, whose function answers plain JSON (compileAnswer): the names it binds are collected
+ * first, for builtinFor.
+ */
 export function compileRoot(ast: Node): { root: Fn; builtinNames: string[] } {
   rebound = boundNames(ast);
   resolved = new Set();
   try {
-    const root = compileNode(ast);
+    const root = compileAnswer(ast, compileNode);
     return { root, builtinNames: [...resolved] };
   } finally {
     rebound = new Set();

@@ -3,6 +3,7 @@ import { compileRoot, Unsupported } from './compile';
 import { budget, focus, Scope, seq, shadowed, type Fn } from './runtime';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
+export { toPlain } from './plain';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -16,6 +17,7 @@ export interface Limits {
   maxMs: number;
 }
 
+/** A compiled mapping: its answer is plain JSON already (what toPlain gives for the interpreter's). */
 export type CompiledMapping = (input: unknown, bindings: Record<string, unknown>, limits: Limits) => unknown;
 
 /** The AST jsonata parsed (`expression.ast()`) -> a synchronous function, or why it stays on the interpreter. */
