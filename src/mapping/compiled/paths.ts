@@ -170,6 +170,6 @@ function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Sco
 
 export function frameFromTuple(env: Scope, tuple: any): Scope {
   const frame = env.child();
-  for (const k of Object.keys(tuple)) frame.set(k, tuple[k]);
+  for (const k of Object.keys(tuple)) frame.setNamed(k, tuple[k]);
   return frame;
 }
