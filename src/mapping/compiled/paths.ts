@@ -2,6 +2,7 @@
 // evaluateTupleStep: each step maps over the sequence the previous one produced, flattening arrays one level.
 import { collapse, lookupOwn, seq, tick, type Fn, type Scope } from './runtime';
 import { Unsupported } from './unsupported';
+import { generatedNamePath } from './name-path';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -88,6 +89,8 @@ function plainNames(nodes: Node[]): boolean {
  * first array it hands over to the general path, which reads the (side-effect free) variable and names again.
  */
 function variablePath(first: Fn, keys: string[], general: Fn): Fn {
+  const generated = generatedNamePath(first, keys, general);
+  if (generated) return generated;
   return (input, env) => {
     let value = first(input, env);
     if (Array.isArray(value)) return general(input, env);
