@@ -27,6 +27,12 @@ type Node = any;
 let rebound: Set<string> = new Set();
 /** The built-ins builtinFor resolved: a binding of one of these names must turn the resolution off (shadowed). */
 let resolved: Set<string> = new Set();
+/**
+ * Each node's function, made once per expression: the answer's constructors (answer.ts) also need the plain
+ * function of their subtrees, and compiling those again at every level of nesting made loading every mapping a
+ * third slower. A node's function holds no state of its own, so one serves both.
+ */
+let compiled = new Map<Node, Fn>();
 
 /**
  * Compile a whole expression, whose function answers plain JSON (compileAnswer): the names it binds are collected
@@ -35,6 +41,7 @@ let resolved: Set<string> = new Set();
 export function compileRoot(ast: Node): { root: Fn; builtinNames: string[]; slots: Slots } {
   rebound = boundNames(ast);
   resolved = new Set();
+  compiled = new Map();
   const slots = slotsFor(rebound);
   try {
     const root = compileWithSlots(slots, () => compileAnswer(ast, compileNode));
@@ -42,6 +49,7 @@ export function compileRoot(ast: Node): { root: Fn; builtinNames: string[]; slot
   } finally {
     rebound = new Set();
     resolved = new Set();
+    compiled = new Map();
   }
 }
 
@@ -75,6 +83,15 @@ export function builtinFor(node: Node): any {
 
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
+  let fn = compiled.get(node);
+  if (fn === undefined) {
+    fn = compileUncached(node);
+    compiled.set(node, fn);
+  }
+  return fn;
+}
+
+function compileUncached(node: Node): Fn {
   if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
   const bare = node.predicate === undefined && node.keepArray !== true ? compileLeaf(node) ?? compileBare(node) : undefined;
   if (bare) return bare;
