@@ -30,9 +30,9 @@ let resolved: Set<string> = new Set();
 /**
  * Each node's function, made once per expression: the answer's constructors (answer.ts) also need the plain
  * function of their subtrees, and compiling those again at every level of nesting made loading every mapping a
- * third slower. A node's function holds no state of its own, so one serves both.
+ * fifth slower. A node's function holds no state of its own, so one serves both.
  */
-let compiled = new Map<Node, Fn>();
+let compiledNodes = new Map<Node, Fn>();
 
 /**
  * Compile a whole expression, whose function answers plain JSON (compileAnswer): the names it binds are collected
@@ -41,7 +41,7 @@ let compiled = new Map<Node, Fn>();
 export function compileRoot(ast: Node): { root: Fn; builtinNames: string[]; slots: Slots } {
   rebound = boundNames(ast);
   resolved = new Set();
-  compiled = new Map();
+  compiledNodes = new Map();
   const slots = slotsFor(rebound);
   try {
     const root = compileWithSlots(slots, () => compileAnswer(ast, compileNode));
@@ -49,7 +49,7 @@ export function compileRoot(ast: Node): { root: Fn; builtinNames: string[]; slot
   } finally {
     rebound = new Set();
     resolved = new Set();
-    compiled = new Map();
+    compiledNodes = new Map();
   }
 }
 
@@ -83,10 +83,10 @@ export function builtinFor(node: Node): any {
 
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
-  let fn = compiled.get(node);
+  let fn = compiledNodes.get(node);
   if (fn === undefined) {
     fn = compileUncached(node);
-    compiled.set(node, fn);
+    compiledNodes.set(node, fn);
   }
   return fn;
 }
