@@ -198,7 +198,11 @@ test('the quick signature check passes a built-in\'s arguments as jsonata\'s val
   // Every built-in, every list of up to three arguments drawn from each type (missing, null, functions, typed and
   // untyped arrays...): where the quick check answers, jsonata's validation accepts and passes the same arguments.
   const fn = Object.assign(() => 1, { arity: 1 });
-  const values: unknown[] = [undefined, null, 'x', '', 3, 0, true, [], [1, 2], ['a'], [{}], { a: 1 }, fn, builtins.string];
+  const values: unknown[] = [
+    undefined, null, 'x', '', 3, 0, true, [], [1, 2], ['a'], [{}], { a: 1 }, fn, builtins.string,
+    // Typed arrays ($join's a<s>, $sum's a<n>, $merge's a<o>): items all of one type, mixed, nested, null.
+    ['a', 'b'], [{}, { b: 2 }], [1, 'a'], ['a', 1], [{}, 1], [[1]], [null], [true, false], [fn],
+  ];
   let answered = 0;
   for (const [name, builtin] of Object.entries(builtins)) {
     if (!builtin.signature) continue;

@@ -4,7 +4,7 @@ import jsonata from 'jsonata';
 import { MAPPINGS_DIR } from '../lib/paths';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 import { mappingFunctions } from './functions';
-import { BudgetExceeded, compileExpression, NeedsInterpreter, type CompiledMapping, type EnginePath, type Limits } from './compiled';
+import { BudgetExceeded, compileExpression, NeedsInterpreter, toPlain, type CompiledMapping, type EnginePath, type Limits } from './compiled';
 
 /** Every mapping file that cannot be used, each problem as `file[:line[:column]]: what`, a syntax error with its line. */
 export class MappingLoadError extends Error {
@@ -118,7 +118,7 @@ export class MappingSet {
     const bindings = { ...this.bindings, ...extraBindings };
     if (mapping.compiled) {
       try {
-        return toPlain(mapping.compiled(input, bindings, MAPPING_LIMITS)) as T;
+        return mapping.compiled(input, bindings, MAPPING_LIMITS) as T;
       } catch (err) {
         if (err instanceof BudgetExceeded) throw new MappingBudgetError(`${this.gateway}/${name}`, err.message);
         // Errors are rare (a malformed gateway answer, $error): the interpreter evaluates again, so the error a
@@ -140,7 +140,7 @@ export class MappingSet {
     try {
       if (engine === 'interpreter') return { value: toPlain(await mapping.expression.evaluate(input, bindings)) };
       if (!mapping.compiled) throw new Error(`${name} is not compiled: ${mapping.path.engine === 'interpreter' ? mapping.path.reason : ''}`);
-      return { value: toPlain(mapping.compiled(input, bindings, MAPPING_LIMITS)) };
+      return { value: mapping.compiled(input, bindings, MAPPING_LIMITS) };
     } catch (err) {
       if (err instanceof NeedsInterpreter) throw err;
       const e = err as { code?: unknown; message?: unknown };
@@ -165,27 +165,6 @@ export class MappingSet {
 /** jsonata throws plain objects with a code (T2001, D3137...), or a TypeError out of a built-in or binding. */
 function isJsonataError(err: unknown): boolean {
   return (typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string') || err instanceof Error;
-}
-
-// JSONata returns sequences (arrays with extra properties) and may leave undefined fields; callers get
-// plain JSON: what JSON.parse(JSON.stringify(v)) would give, without printing and parsing every result.
-function toPlain(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') {
-    return typeof value === 'number' && !Number.isFinite(value) ? null : typeof value === 'function' ? undefined : value;
-  }
-  if (Array.isArray(value)) {
-    return value.map((item) => {
-      const plain = toPlain(item);
-      return plain === undefined ? null : plain;
-    });
-  }
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.parse(JSON.stringify(value));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const plain = toPlain((value as Record<string, unknown>)[key]);
-    if (plain !== undefined) out[key] = plain;
-  }
-  return out;
 }
 
 export type MappingRegistry = Map<GatewayId, MappingSet>;

@@ -3,6 +3,7 @@
 // an arity, as jsonata wraps them for its higher-order built-ins; bindings are called with the context as `this`.
 import { budget, enterBy, focus, isFunction, jerr, LAMBDA, NeedsInterpreter, shadowed, syncPorts, type Fn, type Scope } from './runtime';
 import { quickCheck } from './signatures';
+import { slotOf } from './slots';
 import { Unsupported } from './unsupported';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -77,7 +78,7 @@ export function compileLambda(node: Node, compileNode: Compile): Fn {
   // bounds the recursion instead).
   if (node.thunk === true) return compileNode(node.body);
   if (node.signature) throw new Unsupported('lambda signatures');
-  const params: string[] = node.arguments.map((a: Node) => a.value);
+  const params: number[] = node.arguments.map((a: Node) => slotOf(a.value)!);
   const body = compileNode(node.body);
   // Most nodes are not counted against the depth budget (compileBare), so a call counts as deep as its body can
   // nest: a recursion is stopped after about as many nested evaluations as before, and as much JS stack.

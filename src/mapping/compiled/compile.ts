@@ -10,7 +10,9 @@ import {
 import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
 import { compileGroup } from './objects';
+import { compileAnswer } from './answer';
 import { compilePath, frameFromTuple } from './paths';
+import { compileWithSlots, slotOf, slotsFor, type Slots } from './slots';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export { Unsupported } from './unsupported';
@@ -25,17 +27,29 @@ type Node = any;
 let rebound: Set<string> = new Set();
 /** The built-ins builtinFor resolved: a binding of one of these names must turn the resolution off (shadowed). */
 let resolved: Set<string> = new Set();
+/**
+ * Each node's function, made once per expression: the answer's constructors (answer.ts) also need the plain
+ * function of their subtrees, and compiling those again at every level of nesting made loading every mapping a
+ * fifth slower. A node's function holds no state of its own, so one serves both.
+ */
+let compiledNodes = new Map<Node, Fn>();
 
-/** Compile a whole expression: the names it binds are collected first, for builtinFor. */
-export function compileRoot(ast: Node): { root: Fn; builtinNames: string[] } {
+/**
+ * Compile a whole expression, whose function answers plain JSON (compileAnswer): the names it binds are collected
+ * first, for builtinFor.
+ */
+export function compileRoot(ast: Node): { root: Fn; builtinNames: string[]; slots: Slots } {
   rebound = boundNames(ast);
   resolved = new Set();
+  compiledNodes = new Map();
+  const slots = slotsFor(rebound);
   try {
-    const root = compileNode(ast);
-    return { root, builtinNames: [...resolved] };
+    const root = compileWithSlots(slots, () => compileAnswer(ast, compileNode));
+    return { root, builtinNames: [...resolved], slots };
   } finally {
     rebound = new Set();
     resolved = new Set();
+    compiledNodes = new Map();
   }
 }
 
@@ -69,6 +83,15 @@ export function builtinFor(node: Node): any {
 
 /** Compile one AST node, with the post-processing jsonata's evaluate() applies to every node. */
 export function compileNode(node: Node): Fn {
+  let fn = compiledNodes.get(node);
+  if (fn === undefined) {
+    fn = compileUncached(node);
+    compiledNodes.set(node, fn);
+  }
+  return fn;
+}
+
+function compileUncached(node: Node): Fn {
   if (node.type !== 'path' && node.group) throw new Unsupported('group-by on a non-path');
   const bare = node.predicate === undefined && node.keepArray !== true ? compileLeaf(node) ?? compileBare(node) : undefined;
   if (bare) return bare;
@@ -99,8 +122,11 @@ function compileLeaf(node: Node): Fn | undefined {
       if (name === '') return (input) => collapse(input && input.outerWrapper ? input[0] : input, false);
       if (ASYNC_BUILTINS.has(name)) return undefined;
       const builtin = builtinFor(node);
-      if (builtin !== undefined) return (_input, env) => (shadowed.builtins ? collapseValue(env.get(name)) : builtin);
-      return (_input, env) => collapseValue(env.get(name));
+      // A built-in's name is one the expression never binds: a binding of that name is the only thing that can shadow it.
+      if (builtin !== undefined) return (_input, env) => (shadowed.builtins ? collapseValue(env.global(name)) : builtin);
+      const slot = slotOf(name);
+      if (slot === undefined) return (_input, env) => collapseValue(env.global(name));
+      return (_input, env) => collapseValue(env.get(slot, name));
     }
     default: return undefined;
   }
@@ -163,7 +189,9 @@ function compileCore(node: Node): Fn {
       const name = node.value;
       if (ASYNC_BUILTINS.has(name)) throw new Unsupported(`$${name}`);
       if (name === '') return (input) => (input && input.outerWrapper ? input[0] : input);
-      return (_input, env) => env.get(name);
+      const slot = slotOf(name);
+      if (slot === undefined) return (_input, env) => env.global(name);
+      return (_input, env) => env.get(slot, name);
     }
     case 'function': return compileFunction(node, compileNode, builtinFor(node.procedure));
     case 'lambda': return compileLambda(node, compileNode);
@@ -182,10 +210,10 @@ function compileCondition(node: Node, collapsed: boolean): Fn {
 
 /** The variable gets the value as the right-hand side gave it; `collapsed` applies only to the node's own value. */
 function compileBind(node: Node, collapsed: boolean): Fn {
-  const name = node.lhs.value;
+  const slot = slotOf(node.lhs.value)!;
   const rhs = compileNode(node.rhs);
-  if (!collapsed) return (input, env) => env.set(name, rhs(input, env));
-  return (input, env) => collapseValue(env.set(name, rhs(input, env)));
+  if (!collapsed) return (input, env) => env.set(slot, rhs(input, env));
+  return (input, env) => collapseValue(env.set(slot, rhs(input, env)));
 }
 
 /** evaluateFilter: a number selects by index, numbers by indexes, anything else keeps the items it is true for. */

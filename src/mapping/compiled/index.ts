@@ -1,8 +1,10 @@
 import type jsonata from 'jsonata';
 import { compileRoot, Unsupported } from './compile';
 import { budget, focus, Scope, seq, shadowed, type Fn } from './runtime';
+import { INPUT_SLOT, type Slots } from './slots';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
+export { toPlain } from './plain';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -16,14 +18,16 @@ export interface Limits {
   maxMs: number;
 }
 
+/** A compiled mapping: its answer is plain JSON already (what toPlain gives for the interpreter's). */
 export type CompiledMapping = (input: unknown, bindings: Record<string, unknown>, limits: Limits) => unknown;
 
 /** The AST jsonata parsed (`expression.ast()`) -> a synchronous function, or why it stays on the interpreter. */
 export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?: CompiledMapping; path: EnginePath } {
   let root: Fn;
   let builtinNames: string[];
+  let slots: Slots;
   try {
-    ({ root, builtinNames } = compileRoot(expression.ast()));
+    ({ root, builtinNames, slots } = compileRoot(expression.ast()));
   } catch (err) {
     if (err instanceof Unsupported) return { path: { engine: 'interpreter', reason: `uses ${err.message}` } };
     throw err;
@@ -37,8 +41,8 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
     budget.cpuStart = -1;
     shadowed.builtins = builtinNames.some((name) => Object.hasOwn(bindings, name));
     focus.environment.timestamp = new Date();
-    const env = new Scope(undefined, bindings);
-    env.set('$', input);
+    const env = new Scope(undefined, bindings, slots);
+    env.set(INPUT_SLOT, input);
     // As jsonata: a JSON array input is one value, wrapped so paths do not map over it.
     let value: any = input;
     if (Array.isArray(input) && (input as any).sequence !== true) {

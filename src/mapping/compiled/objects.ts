@@ -1,6 +1,7 @@
 // Object constructors, as jsonata 2.x's evaluateGroupExpression (without tuple streams, which stay on the
 // interpreter): keys per input item, then each value over the items grouped under its key.
 import { append, jerr, NeedsInterpreter, seq, type Fn } from './runtime';
+import { objectLiteralConstructor } from './object-literal';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -8,15 +9,12 @@ type Node = any;
 /** evaluateGroupExpression without tuple streams: keys per input item, then each value over its group. */
 export function compileGroup(node: Node, compileNode: (n: Node) => Fn): Fn {
   const pairs = node.lhs.map((pair: Node[]) => [compileNode(pair[0]), compileNode(pair[1])] as [Fn, Fn]);
-  // What mappings write nearly always: `{'key': value, ...}` with distinct literal keys, built over one input (not a
-  // list to group). Then each key has one group, the input itself, and jsonata's grouping comes down to evaluating
-  // the values in key order into a plain object (no key can be __proto__ or jsonata's reserved names).
-  const literalKeys: string[] | undefined = node.lhs.every((pair: Node[]) => pair[0].type === 'string' && !pair[0].predicate && !pair[0].keepArray)
-    ? node.lhs.map((pair: Node[]) => pair[0].value) : undefined;
-  const fast = literalKeys !== undefined && new Set(literalKeys).size === literalKeys.length
-    && !literalKeys.some((k) => k === '__proto__' || k === '_jsonata_lambda' || k === '_jsonata_function');
+  const literalKeys = constantKeys(node);
+  const fast = literalKeys !== undefined;
+  const literal = fast ? objectLiteralConstructor(literalKeys!, pairs.map((pair: [Fn, Fn]) => pair[1])) : undefined;
   return (input, env) => {
     if (fast && !Array.isArray(input)) {
+      if (literal) return literal(input, env);
       const result: Record<string, unknown> = {};
       for (let p = 0; p < pairs.length; p++) {
         const value = pairs[p][1](input, env);
@@ -48,4 +46,17 @@ export function compileGroup(node: Node, compileNode: (n: Node) => Fn): Fn {
     }
     return result;
   };
+}
+
+/**
+ * The keys of what mappings write nearly always: `{'key': value, ...}` with distinct literal keys. Built over one
+ * input (not a list to group), each key has one group, the input itself, and jsonata's grouping comes down to
+ * evaluating the values in key order into a plain object. Undefined when a key is not a literal, repeats (D1009
+ * on the general path) or is one the general path treats apart (__proto__, jsonata's reserved names).
+ */
+export function constantKeys(node: Node): string[] | undefined {
+  if (!node.lhs.every((pair: Node[]) => pair[0].type === 'string' && !pair[0].predicate && !pair[0].keepArray)) return undefined;
+  const keys: string[] = node.lhs.map((pair: Node[]) => pair[0].value);
+  if (new Set(keys).size !== keys.length) return undefined;
+  return keys.some((k) => k === '__proto__' || k === '_jsonata_lambda' || k === '_jsonata_function') ? undefined : keys;
 }

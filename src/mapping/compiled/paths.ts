@@ -2,6 +2,7 @@
 // evaluateTupleStep: each step maps over the sequence the previous one produced, flattening arrays one level.
 import { collapse, lookupOwn, seq, tick, type Fn, type Scope } from './runtime';
 import { Unsupported } from './unsupported';
+import { generatedNamePath } from './name-path';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -74,20 +75,27 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
     }
     return finish(result);
   };
-  return collapsed && !keepSingletonArray && plainNames(node.steps) ? variablePath(steps[0].fn, node.steps.slice(1).map((n: Node) => n.value), general) : general;
+  if (!collapsed || keepSingletonArray || !plainNames(node.steps)) return general;
+  // `a.b` starts from the context: the path's input is its first value (an array one goes to the general walk).
+  const fromContext = node.steps[0].type === 'name';
+  return namePath(fromContext ? (input) => input : steps[0].fn, node.steps.slice(fromContext ? 0 : 1).map((n: Node) => n.value), general);
 }
 
-/** `$var.a.b`: a variable, then names alone (no predicates, stages, `#`, `[]`). */
+/** `$var.a.b` or `a.b`: a variable or a name, then names alone (no predicates, stages, `#`, `[]`). */
 function plainNames(nodes: Node[]): boolean {
   const plain = (n: Node) => n.predicate === undefined && n.stages === undefined && !n.keepArray && !n.tuple && !n.consarray && n.index === undefined;
-  return nodes[0].type === 'variable' && nodes.length > 1 && nodes.every(plain) && nodes.slice(1).every((n) => n.type === 'name');
+  if (!nodes.every(plain) || !nodes.slice(1).every((n) => n.type === 'name')) return false;
+  return nodes[0].type === 'name' || (nodes[0].type === 'variable' && nodes.length > 1);
 }
 
 /**
- * What the general path gives for `$var.a.b` while each step meets one object, without its step records; at the
- * first array it hands over to the general path, which reads the (side-effect free) variable and names again.
+ * What the general path gives for `$var.a.b` (or `a.b` from the context) while each step meets one object, without
+ * its step records; at the first array it hands over to the general path, which reads the (side-effect free)
+ * variable and names again.
  */
-function variablePath(first: Fn, keys: string[], general: Fn): Fn {
+function namePath(first: Fn, keys: string[], general: Fn): Fn {
+  const generated = generatedNamePath(first, keys, general);
+  if (generated) return generated;
   return (input, env) => {
     let value = first(input, env);
     if (Array.isArray(value)) return general(input, env);
@@ -170,6 +178,6 @@ function tupleStep(step: Step, input: any[], tuples: any[] | undefined, env: Sco
 
 export function frameFromTuple(env: Scope, tuple: any): Scope {
   const frame = env.child();
-  for (const k of Object.keys(tuple)) frame.set(k, tuple[k]);
+  for (const k of Object.keys(tuple)) frame.setNamed(k, tuple[k]);
   return frame;
 }

@@ -4,6 +4,7 @@
 // built-ins jsonata implements as `async` (because a matcher or callback could be async) get synchronous ports
 // here, line for line from jsonata 2.x.
 import jsonata from 'jsonata';
+import { UNBOUND, type Slots } from './slots';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Frame = Record<string, any>;
@@ -11,30 +12,48 @@ export type Fn = (input: any, env: Scope) => any;
 
 /**
  * The variables an expression sees: its block's or lambda's own, then the enclosing scopes', then the evaluation's
- * bindings, then jsonata's built-ins. A chain of Maps rather than objects chained by prototype (jsonata's own frames
- * look up the same way): a prototype chain made afresh for every evaluation defeats V8's property caches, and
- * assigning to an object that is another's prototype is one of its slowest operations.
+ * bindings, then jsonata's built-ins. Each frame is an array of the expression's slots (slots.ts) rather than
+ * objects chained by prototype (a prototype chain made afresh for every evaluation defeats V8's property caches,
+ * and assigning to an object that is another's prototype is one of its slowest operations) or a Map per frame
+ * (a hash of the name in every frame walked).
  */
 export class Scope {
-  private readonly vars = new Map<string, any>();
+  private readonly vars: unknown[];
 
-  constructor(private readonly parent: Scope | undefined, private readonly bindings: Frame) {}
-
-  child(): Scope {
-    return new Scope(this, this.bindings);
+  constructor(private readonly parent: Scope | undefined, private readonly bindings: Frame, private readonly slots: Slots) {
+    this.vars = slots.empty.slice();
   }
 
-  get(name: string): any {
+  child(): Scope {
+    return new Scope(this, this.bindings, this.slots);
+  }
+
+  /** A name the expression binds, by its slot; where no frame holds it, the bindings' or the built-in's. */
+  get(slot: number, name: string): any {
     for (let s: Scope | undefined = this; s !== undefined; s = s.parent) {
-      const v = s.vars.get(name);
-      if (v !== undefined || s.vars.has(name)) return v;
+      const v = s.vars[slot];
+      if (v !== UNBOUND) return v;
     }
+    return this.global(name);
+  }
+
+  /** A name no frame can hold (the expression never binds it): the evaluation's bindings, then the built-ins. */
+  global(name: string): any {
     return Object.hasOwn(this.bindings, name) ? this.bindings[name] : builtins[name];
   }
 
-  set(name: string, value: any): any {
-    this.vars.set(name, value);
+  set(slot: number, value: any): any {
+    this.vars[slot] = value;
     return value;
+  }
+
+  /**
+   * A tuple's entries (`@` and `#$i` names, which all have slots): by name, as they are only known as the tuple's
+   * keys. A key without a slot could not be read by any variable of the expression.
+   */
+  setNamed(name: string, value: any): void {
+    const slot = this.slots.ids.get(name);
+    if (slot !== undefined) this.vars[slot] = value;
   }
 }
 
