@@ -103,6 +103,9 @@ type PendingWrite = (tx: Repositories) => Promise<void>;
 /** The charge's own insert: `opSeq` is the last operation number taken with it (0: none yet). */
 type BirthWrite = (tx: Repositories, opSeq?: number) => Promise<void>;
 
+/** A follow-up's hold on the charge: `released` once the lock went with its last write. */
+interface Held { owner: string; released?: boolean }
+
 /** How far a create got: `written` once its row is stored; `released` once its lock went with the last write. */
 interface Born { written: boolean; released?: boolean }
 
@@ -420,6 +423,7 @@ export class ChargeService {
   private async followUp(accountId: string, id: string, deadline: number, decide: (c: ChargeRecord) => { op: FollowUp; amount?: number }): Promise<ChargeResult> {
     const { store } = this.deps;
     const owner = await this.locks.acquire(id, Math.min(deadline, Date.now() + 15_000));
+    const held: Held = { owner };
     try {
       let charge = await this.get(accountId, id);
       // An unconfirmed create, or a follow-up whose outcome is unknown (interrupted, or no answer): re-read first,
@@ -434,13 +438,13 @@ export class ChargeService {
       }
       const { op, amount } = decide(charge);
       if (op === 'retrieve' && unsettled) return { charge }; // settleHeld has just read it at the gateway
-      return await this.operate(charge, op, amount, deadline);
+      return await this.operate(charge, op, amount, deadline, held);
     } finally {
-      await this.locks.release(id, owner);
+      await this.locks.release(id, owner, { released: held.released });
     }
   }
 
-  private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number): Promise<ChargeResult> {
+  private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number, held: Held): Promise<ChargeResult> {
     const { store } = this.deps;
     const gateway = charge.gateway as GatewayId;
     if (!charge.externalId) throw rgError('CHARGE_NEVER_CREATED', { id: charge.id, status: charge.status });
@@ -456,11 +460,20 @@ export class ChargeService {
     const operation = op === 'partial_refund' ? 'refund' : op;
     const base = { seq, operation, gateway };
     if (op !== 'retrieve') await store.commit(async (tx) => await tx.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 }));
-    const record = (a: AttemptRecord, patch?: ChargePatch) => store.commit(async (tx) => {
-      if (op === 'retrieve') await tx.charges.addAttempt(charge.id, a);
-      else await tx.charges.finishAttempt(charge.id, a);
-      if (patch) await tx.charges.update(charge.id, patch);
-    });
+    /** The attempt's end and what it changed; answers the charge as stored. */
+    const record = async (a: AttemptRecord, patch?: ChargePatch): Promise<ChargeRecord> => {
+      let settled: ChargeRecord | undefined;
+      await store.commit(async (tx) => {
+        if (op === 'retrieve') await tx.charges.addAttempt(charge.id, a);
+        else await tx.charges.finishAttempt(charge.id, a);
+        // The operation's last write: it releases the lock in the same statement and answers the row (an update, an
+        // unlock and a read before). Without a patch nothing of the charge changed: updated_at stays.
+        if (patch) settled = await tx.charges.settle(charge.id, patch, held.owner);
+      });
+      if (!settled) return (await store.charges.getById(charge.id))!;
+      held.released = true;
+      return settled;
+    };
     const call = () => (op === 'capture' ? adapter.captureCharge(ctx, ref, amount)
       : op === 'cancel' ? adapter.cancelCharge(ctx, ref)
         : op === 'retrieve' ? adapter.retrieveCharge(ctx, ref)
@@ -479,13 +492,13 @@ export class ChargeService {
       const patch = patchFromGateway(charge, outcome.normalized);
       // What this refund moved, kept per refund: the charge row holds only the total (native refund lists read it).
       const moved = operation === 'refund' ? outcome.refund?.amount ?? Math.max(0, (patch.refundedAmount ?? charge.refundedAmount) - charge.refundedAmount) : undefined;
-      await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
-      return { charge: (await store.charges.getById(charge.id))!, raw: outcome.raw, refund: outcome.refund };
+      const stored = await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
+      return { charge: stored, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
       if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
-        await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
-        return { charge: (await store.charges.getById(charge.id))!, raw: err.info.body };
+        const stored = await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
+        return { charge: stored, raw: err.info.body };
       }
       const failed = failureAttempt(base, err, started, isAmbiguous(err) ? 'unknown' : undefined);
       let patch: ChargePatch | undefined;
@@ -499,8 +512,7 @@ export class ChargeService {
           failed.outcome = 'unknown';
         }
       }
-      await record(failed, patch);
-      return { charge: (await store.charges.getById(charge.id))!, error: toPublicError(err, gateway) };
+      return { charge: await record(failed, patch), error: toPublicError(err, gateway) };
     }
   }
 

@@ -26,6 +26,22 @@ describe('follow-up operations', () => {
     expectError(again, 'VALIDATION_ERROR', 400);
   });
 
+  test("a follow-up's last write releases the charge's lock and answers the charge as stored", async () => {
+    const key = await e2e.account({ primaryGateway: 'pagarme', responseFormat: 'normalized' });
+    const created = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD } });
+    const id = created.body.data.id as string;
+    const refunded = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 500 } });
+    assert.equal(refunded.status, 201, refunded.text);
+    assert.equal(refunded.body.data.refundedAmount, 500);
+    // Released with the write itself: anyone may take the lock the moment the answer is out.
+    assert.equal(await e2e.sandbox.app.store.charges.tryLock(id, 'probe', Date.now(), 60_000), true);
+    await e2e.sandbox.app.store.charges.unlock(id, 'probe');
+    const { refund: _refund, ...answered } = refunded.body.data;
+    const { attempts: _attempts, ...stored } = (await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data;
+    assert.deepEqual(answered, stored);
+    assert.notEqual(stored.updatedAt, created.body.data.updatedAt);
+  });
+
   test('a refund the gateway refuses is an error and leaves the stored amounts alone', async () => {
     const key = await e2e.account({ primaryGateway: 'pagarme' });
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD } });
