@@ -176,7 +176,6 @@ export class ChargesRepository {
   private readonly processingCountStmt;
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
-  private readonly nativeIdOfAccountStmt;
   private readonly byNativeIdStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
@@ -201,8 +200,7 @@ export class ChargesRepository {
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
     this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
-    this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) SELECT ?, account_id, id FROM charges WHERE id = ?');
-    this.nativeIdOfAccountStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
+    this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
   }
 
@@ -219,8 +217,9 @@ export class ChargesRepository {
   /** Set exactly these columns (and updated_at); nothing else in the row is written. */
   async update(id: string, patch: ChargePatch): Promise<void> {
     const keys = patchKeys(patch);
-    preparedPatch(this.db, this.updateStmts, keys, '').run(patchParams(id, keys, patch));
-    indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, id));
+    // The row names the account its gateway ids are indexed under.
+    const accountId = preparedPatch(this.db, this.updateStmts, keys, '', ' RETURNING account_id', true).get(patchParams(id, keys, patch)) as [string] | undefined;
+    if (accountId) indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, accountId[0], id));
   }
 
   /**
@@ -236,7 +235,7 @@ export class ChargesRepository {
     const row = stmt.get(params) as unknown[] | undefined;
     if (!row) throw new Error(`charge ${id} is not stored`);
     // The row names the account: no lookup of the charge per id.
-    indexNativeIds(patch, (nativeId) => this.nativeIdOfAccountStmt.run(nativeId, row[ACCOUNT_ID], id));
+    indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
     return fromValues(row);
   }
 
