@@ -47,18 +47,27 @@ async function timed(kind: Kind, run: () => unknown): Promise<void> {
   timings[kind] += performance.now() - started;
 }
 
-/** One group commit of births, then one of settles, as a saturated service writes them. */
-async function createBatch(store: SqliteStore, accountId: string): Promise<void> {
-  const charges = Array.from({ length: PER_COMMIT }, () => newCharge(accountId));
-  const begin = store.db.prepare('BEGIN IMMEDIATE');
-  const commit = store.db.prepare('COMMIT');
-  begin.run();
+// BEGIN and COMMIT prepared once per store, as the group commit prepares them.
+const prepared = new Map<SqliteStore, { begin: { run(): unknown }; commit: { run(): unknown } }>();
+function transaction(store: SqliteStore) {
+  let t = prepared.get(store);
+  if (!t) prepared.set(store, (t = { begin: store.db.prepare('BEGIN IMMEDIATE'), commit: store.db.prepare('COMMIT') }));
+  return t;
+}
+
+/** The transaction of `charges`' births (each with its in_flight attempt), as a saturated service groups them. */
+async function births(store: SqliteStore, charges: ChargeRecord[]): Promise<void> {
+  transaction(store).begin.run();
   for (const c of charges) {
     await timed('insert', () => store.charges.insert(c, { owner: 'bench', expiresAt: Date.now() + 60_000 }, 1));
     await timed('addAttempt', () => store.charges.addAttempt(c.id, { seq: 1, operation: 'charge', gateway: 'pagarme', outcome: 'in_flight', idempotencyKey: `${c.id}-1`, durationMs: 0 }));
   }
-  await timed('commit', () => commit.run());
-  begin.run();
+  await timed('commit', () => transaction(store).commit.run());
+}
+
+/** The transaction of their settles: the attempt's end, the outcome (two gateway ids, as Pagar.me gives), the lock's release. */
+async function settles(store: SqliteStore, charges: ChargeRecord[]): Promise<void> {
+  transaction(store).begin.run();
   for (const c of charges) {
     await timed('finishAttempt', () => store.charges.finishAttempt(c.id, { seq: 1, operation: 'charge', gateway: 'pagarme', outcome: 'success', durationMs: 3 }));
     await timed('settle', () => store.charges.settle(c.id, {
@@ -66,7 +75,14 @@ async function createBatch(store: SqliteStore, accountId: string): Promise<void>
       card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030 },
     }, 'bench'));
   }
-  await timed('commit', () => commit.run());
+  await timed('commit', () => transaction(store).commit.run());
+}
+
+/** One group commit of births, then one of settles, as a saturated service writes them. */
+async function createBatch(store: SqliteStore, accountId: string): Promise<void> {
+  const charges = Array.from({ length: PER_COMMIT }, () => newCharge(accountId));
+  await births(store, charges);
+  await settles(store, charges);
 }
 
 /** The page number of every frame in the WAL file, in order. */
@@ -96,25 +112,13 @@ async function pagesPerCommit(): Promise<void> {
   const count = (into: Map<string, number>, pages: number[]) => {
     for (const p of pages) into.set(owner.get(p) ?? '(new pages)', (into.get(owner.get(p) ?? '(new pages)') ?? 0) + 1);
   };
-  const commit = store.db.prepare('COMMIT');
-  const begin = store.db.prepare('BEGIN IMMEDIATE');
   for (let r = 0; r < rounds; r++) {
     const charges = Array.from({ length: PER_COMMIT }, () => newCharge(accountId));
     const before = walPages(file, pageSize).length;
-    begin.run();
-    for (const c of charges) {
-      await store.charges.insert(c, { owner: 'bench', expiresAt: Date.now() + 60_000 }, 1);
-      await store.charges.addAttempt(c.id, { seq: 1, operation: 'charge', gateway: 'pagarme', outcome: 'in_flight', durationMs: 0 });
-    }
-    commit.run();
+    await births(store, charges);
     const afterBirth = walPages(file, pageSize);
     count(birth, afterBirth.slice(before));
-    begin.run();
-    for (const c of charges) {
-      await store.charges.finishAttempt(c.id, { seq: 1, operation: 'charge', gateway: 'pagarme', outcome: 'success', durationMs: 3 });
-      await store.charges.settle(c.id, { status: 'approved', externalId: randomId('ch'), paidAmount: 1999, captured: true, refs: { orderId: randomId('or') } }, 'bench');
-    }
-    commit.run();
+    await settles(store, charges);
     count(settle, walPages(file, pageSize).slice(afterBirth.length));
   }
   const show = (label: string, m: Map<string, number>) => {
