@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import jsonata from 'jsonata';
-import { MappingSet } from '../src/mapping/loader';
 import { generatedNamePath } from '../src/mapping/compiled/name-path';
 import type { Fn } from '../src/mapping/compiled/runtime';
+import { assertEnginesAgree } from './helpers/engines';
 
 // A path of a variable or a name then names (`$c.customer.name`, `response.charges`) is walked by generated JS source
 // (src/mapping/compiled/name-path.ts). Names come from operator-editable mapping files: they must reach the code as
@@ -47,13 +46,5 @@ test('variable paths with odd names answer what the interpreter answers', async 
     { o: { a: { b: { c: 1 } }, list: [{ b: 1 }, { b: [2, 3] }], one: [{ b: 'x' }], s: 'str', nul: null, ...JSON.parse('{"__proto__": {"x": "own"}}') } },
     { o: { a: [{ b: 1 }], list: { b: 2 }, one: [], s: 1 } }, { o: [] }, {}, null,
   ];
-  for (const src of sources) {
-    const set = new MappingSet('pagarme', new Map([['x', jsonata(src)]]), {});
-    assert.equal(set.engines().get('x')?.engine, 'compiled', src);
-    for (const input of inputs) {
-      const interpreted = await set.evaluateWith('interpreter', 'x', structuredClone(input));
-      const compiled = await set.evaluateWith('compiled', 'x', structuredClone(input));
-      assert.deepEqual(compiled, interpreted, `${src} on ${JSON.stringify(input)}`);
-    }
-  }
+  await assertEnginesAgree(sources, inputs);
 });

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import jsonata from 'jsonata';
-import { MappingSet } from '../src/mapping/loader';
 import { objectLiteralConstructor } from '../src/mapping/compiled/object-literal';
 import type { Fn } from '../src/mapping/compiled/runtime';
+import { assertEnginesAgree } from './helpers/engines';
 
 // Object constructors with constant keys are generated as JS source (src/mapping/compiled/object-literal.ts). Keys
 // come from operator-editable mapping files: whatever they hold, they must reach the object as data, never as code.
@@ -44,13 +43,5 @@ test('mappings with odd constant keys answer what the interpreter answers', asyn
     '{"__proto__": n, "a": s}', '{"a": n, "a": s}', '{"toJSON": n}', 'a.{"k\\"": b}',
   ];
   const inputs = [{ n: 1, s: 'x', a: [{ b: 1 }, { b: 2 }] }, { n: null, s: { deep: [1] } }, {}, [1, 2]];
-  for (const src of sources) {
-    const set = new MappingSet('pagarme', new Map([['x', jsonata(src)]]), {});
-    assert.equal(set.engines().get('x')?.engine, 'compiled', src);
-    for (const input of inputs) {
-      const interpreted = await set.evaluateWith('interpreter', 'x', structuredClone(input));
-      const compiled = await set.evaluateWith('compiled', 'x', structuredClone(input));
-      assert.deepEqual(compiled, interpreted, `${src} on ${JSON.stringify(input)}`);
-    }
-  }
+  await assertEnginesAgree(sources, inputs);
 });

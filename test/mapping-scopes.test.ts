@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import jsonata from 'jsonata';
 import { MappingSet } from '../src/mapping/loader';
+import { assertEnginesAgree } from './helpers/engines';
 
 // Compiled mappings keep variables in numbered slots, one array per frame (src/mapping/compiled/slots.ts), where
 // they were a Map per frame. What a name resolves to must not change: the innermost frame that bound it (to anything,
@@ -26,15 +27,7 @@ const inputs = [{ a: [{ b: 1 }, { b: 2 }], n: 1, s: '1.2-3', o: { k: 'v', w: 2 }
 const bindings = { bound: 'given' };
 
 test('variables resolve as the interpreter resolves them: frames, conditions, lambdas, positional bindings', async () => {
-  for (const src of exprs) {
-    const set = new MappingSet('pagarme', new Map([['x', jsonata(src)]]), {});
-    assert.equal(set.engines().get('x')?.engine, 'compiled', src);
-    for (const input of inputs) {
-      const interpreted = await set.evaluateWith('interpreter', 'x', structuredClone(input), bindings);
-      const compiled = await set.evaluateWith('compiled', 'x', structuredClone(input), bindings);
-      assert.deepEqual(compiled, interpreted, `${src} on ${JSON.stringify(input)}`);
-    }
-  }
+  await assertEnginesAgree(exprs, inputs, { bindings });
 });
 
 test('one evaluation\'s variables are not seen by the next', async () => {
