@@ -9,6 +9,7 @@ import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 import { waitForHealth } from './health';
+import { mainThreadCpuMs, processCpuMs } from './proc-cpu';
 
 /**
  * `npm run bench:ab -- <checkout>[|<node flags>[|<label>]] ...`: CPU per charge of several RouteGate builds (each a
@@ -35,21 +36,8 @@ function start(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promis
   });
 }
 
-/** CPU time (ms) of a process, in all: its main thread (whose id is the process's) and the others. */
-function cpuMs(pid: number): { all: number; main: number } {
-  const ticks = (stat: string) => {
-    const f = stat.split(') ')[1].split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime in USER_HZ (100)
-  };
-  let all = 0;
-  let main = 0;
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    const ms = ticks(fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
-    all += ms;
-    if (tid === String(pid)) main = ms;
-  }
-  return { all, main };
-}
+/** CPU time (ms) of a process, in all and in its main thread. */
+const cpuMs = (pid: number): { all: number; main: number } => ({ all: processCpuMs(pid), main: mainThreadCpuMs(pid) });
 
 async function startRouteGate(spec: string, index: number, pagarmeUrl: string): Promise<Target> {
   const [dir, flags, label] = spec.split('|');

@@ -11,6 +11,7 @@ import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { growthFigures, type GrowthFigures } from './growth';
 import { seedCharges } from './seed';
 import { waitForHealth } from './health';
+import { processCpuMs } from './proc-cpu';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 
 /**
@@ -76,15 +77,7 @@ async function load(name: string, url: string, headers: Record<string, string>, 
 }
 
 /** User + system CPU time of a child process so far, from /proc (Linux); 0 elsewhere. */
-function cpuMs(child: ChildProcess | undefined): number {
-  if (!child?.pid) return 0;
-  try {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100)
-  } catch {
-    return 0;
-  }
-}
+const cpuMs = (child: ChildProcess | undefined): number => processCpuMs(child?.pid);
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 

@@ -11,6 +11,7 @@ import { ROOT } from '../src/lib/paths';
 import { withDefaultUser } from '../src/store/pg/pool';
 import { loadMappings } from '../src/mapping/loader';
 import { waitForHealth } from './health';
+import { processCpuMs } from './proc-cpu';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 
 /**
@@ -69,14 +70,7 @@ function cpuTimes(): { busy: number; total: number } {
 }
 
 /** User + system CPU ms of a process so far, from /proc (Linux); 0 elsewhere. */
-function cpuMs(child: ChildProcess): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0;
-  }
-}
+const cpuMs = (child: ChildProcess): number => processCpuMs(child.pid);
 
 interface Target { name: string; urls: string[]; path: string; headers: Record<string, string>; body: string; servers: ChildProcess[] }
 
