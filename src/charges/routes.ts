@@ -48,7 +48,7 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
       if (request.compatCreate) return compat.replay(request, chargeId);
       const charge = await deps.store.charges.get(request.account.id, chargeId);
       if (!charge) return undefined;
-      const headers = { ...rgHeaders(charge), 'content-type': 'application/json; charset=utf-8' };
+      const headers = { ...rgHeaders(charge), 'content-type': JSON_UTF8 };
       const err = storedChargeError(charge);
       if (err) return { status: err.statusCode, headers, body: JSON.stringify(envelope(err, production)), settled: charge.status !== 'processing' };
       const body = JSON.stringify({ success: true, data: shapeCharge(request.settings.responseFormat, charge) });

@@ -9,10 +9,7 @@ export function toPlain(value: unknown): unknown {
     return typeof value === 'number' && !Number.isFinite(value) ? null : typeof value === 'function' ? undefined : value;
   }
   if (Array.isArray(value)) {
-    return value.map((item) => {
-      const plain = toPlain(item);
-      return plain === undefined ? null : plain;
-    });
+    return value.map((item) => toPlainItem(item));
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.parse(JSON.stringify(value));
   const out: Record<string, unknown> = {};
