@@ -38,3 +38,28 @@ test('a write is on disk when its promise resolves, and a closed database reject
   await store.close();
   await assert.rejects(late, /closed/);
 });
+
+test('under load a commit waits one more turn for the next writes; a quiet one does not', async (t) => {
+  const { store, done } = tempStore();
+  t.after(done);
+  store.db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+  const insert = store.db.prepare('INSERT INTO t (k) VALUES (?)');
+  const has = (k: string) => store.db.prepare('SELECT COUNT(*) FROM t WHERE k = ?').pluck().get(k) === 1;
+  /** Queue `first` now and `second` one turn later; whether `second` is committed by the time `first` is. */
+  const sharedWithNextTurn = async (first: string, second: string): Promise<boolean> => {
+    const a = store.commit(() => void insert.run(first));
+    let b!: Promise<void>;
+    setImmediate(() => (b = store.commit(() => void insert.run(second))));
+    await a;
+    const together = has(second);
+    await b;
+    return together;
+  };
+
+  await store.commit(() => void insert.run('quiet')); // a batch of one: the service is quiet
+  assert.equal(await sharedWithNextTurn('q1', 'q2'), false, 'a quiet service commits at once');
+
+  await Promise.all([store.commit(() => void insert.run('b1')), store.commit(() => void insert.run('b2'))]); // a batch of two
+  assert.equal(await sharedWithNextTurn('b3', 'b4'), true, 'a busy one takes the next turn\'s writes along');
+  assert.deepEqual(store.db.prepare('SELECT COUNT(*) FROM t').pluck().get(), 7);
+});
