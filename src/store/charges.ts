@@ -116,9 +116,12 @@ function patchKeys(patch: ChargePatch): Array<keyof ChargeRecord> {
  */
 export const FIXED = new Set<keyof ChargeRecord>(['id', 'accountId', 'createdAt', 'updatedAt']);
 
-/** SET clauses releasing the lock only when @owner holds it (both read the row's old lock_owner). */
-const RELEASE_IF_OWNER = `lock_owner = CASE WHEN lock_owner = @owner THEN NULL ELSE lock_owner END,
-  lock_expires_at = CASE WHEN lock_owner = @owner THEN NULL ELSE lock_expires_at END`;
+/**
+ * SET clauses releasing the lock only when the owner bound to both parameters holds it (both read the row's old
+ * lock_owner).
+ */
+const RELEASE_IF_OWNER = `lock_owner = CASE WHEN lock_owner = ? THEN NULL ELSE lock_owner END,
+  lock_expires_at = CASE WHEN lock_owner = ? THEN NULL ELSE lock_expires_at END`;
 
 function columnValue(key: keyof ChargeRecord, v: unknown): unknown {
   if (typeof v === 'boolean') return v ? 1 : 0;
@@ -128,23 +131,29 @@ function columnValue(key: keyof ChargeRecord, v: unknown): unknown {
 
 type Statement = import('better-sqlite3').Statement;
 
-/** One prepared UPDATE per set of patched columns (a handful of shapes in practice). */
+/**
+ * One prepared UPDATE per set of patched columns (a handful of shapes in practice). Its parameters are positional,
+ * in this order: the patched columns' values and updated_at (patchValues), those of `extraSets`, then the id.
+ * better-sqlite3 reads a named parameter's value from its object through V8's API, about 0.1 µs a name.
+ */
 function preparedPatch(db: DB, cache: Map<string, Statement>, keys: Array<keyof ChargeRecord>, extraSets: string, returning = '', raw = false): Statement {
   const sig = keys.join(',');
   let stmt = cache.get(sig);
   if (!stmt) {
-    const sets = [...keys.map((k) => `${COLUMN_OF.get(k)} = @${k}`), 'updated_at = @updatedAt'].join(', ');
-    stmt = db.prepare(`UPDATE charges SET ${sets}${extraSets} WHERE id = @id${returning}`);
+    const sets = [...keys.map((k) => `${COLUMN_OF.get(k)} = ?`), 'updated_at = ?'].join(', ');
+    stmt = db.prepare(`UPDATE charges SET ${sets}${extraSets} WHERE id = ?${returning}`);
     if (raw) stmt.raw();
     cache.set(sig, stmt);
   }
   return stmt;
 }
 
-function patchParams(id: string, keys: Array<keyof ChargeRecord>, patch: ChargePatch): Record<string, unknown> {
-  const params: Record<string, unknown> = { id, updatedAt: nowIso() };
-  for (const k of keys) params[k] = columnValue(k, patch[k as keyof ChargePatch]);
-  return params;
+/** The patched columns' values in `keys` order, then updated_at: the first parameters of preparedPatch's statement. */
+function patchValues(keys: Array<keyof ChargeRecord>, patch: ChargePatch): unknown[] {
+  const values: unknown[] = [];
+  for (const k of keys) values.push(columnValue(k, patch[k as keyof ChargePatch]));
+  values.push(nowIso());
+  return values;
 }
 
 /**
@@ -186,11 +195,11 @@ export class ChargesRepository {
       VALUES (${COLUMNS.map(() => '?').join(', ')}, ?, ?, ?)`);
     this.getStmt = db.prepare(`SELECT ${SELECTED} FROM charges WHERE id = ? AND account_id = ?`).raw();
     this.getAnyStmt = db.prepare(`SELECT ${SELECTED} FROM charges WHERE id = ?`).raw();
-    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, idempotency_key, amount, created_at)
-      VALUES (@chargeId, @seq, @operation, @gateway, @outcome, @errorCode, @failureKind, @gatewayStatus, @message, @ambiguous, @durationMs, @externalId, @idempotencyKey, @amount, @createdAt)`);
-    this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = @outcome, error_code = @errorCode, failure_kind = @failureKind,
-      gateway_status = @gatewayStatus, message = @message, ambiguous = @ambiguous, duration_ms = @durationMs, external_id = @externalId, amount = @amount
-      WHERE charge_id = @chargeId AND seq = @seq`);
+    // Positional parameters, in attemptValues' order (see preparedPatch on named ones).
+    this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
+      charge_id, seq, operation, gateway, idempotency_key, created_at) VALUES (${'?, '.repeat(14)}?)`);
+    this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = ?, error_code = ?, failure_kind = ?, gateway_status = ?, message = ?,
+      ambiguous = ?, duration_ms = ?, external_id = ?, amount = ? WHERE charge_id = ? AND seq = ?`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
     this.nextSeqStmt = db.prepare('UPDATE charges SET op_seq = op_seq + 1 WHERE id = ? RETURNING op_seq').pluck();
     this.lockStmt = db.prepare('UPDATE charges SET lock_owner = ?, lock_expires_at = ? WHERE id = ? AND (lock_owner IS NULL OR lock_expires_at <= ?)');
@@ -217,8 +226,10 @@ export class ChargesRepository {
   /** Set exactly these columns (and updated_at); nothing else in the row is written. */
   async update(id: string, patch: ChargePatch): Promise<void> {
     const keys = patchKeys(patch);
+    const values = patchValues(keys, patch);
+    values.push(id);
     // The row names the account its gateway ids are indexed under.
-    const accountId = preparedPatch(this.db, this.updateStmts, keys, '', ' RETURNING account_id', true).get(patchParams(id, keys, patch)) as [string] | undefined;
+    const accountId = preparedPatch(this.db, this.updateStmts, keys, '', ' RETURNING account_id', true).get(values) as [string] | undefined;
     if (accountId) indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, accountId[0], id));
   }
 
@@ -230,9 +241,9 @@ export class ChargesRepository {
   async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
     const keys = patchKeys(patch);
     const stmt = preparedPatch(this.db, this.settleStmts, keys, `, ${RELEASE_IF_OWNER}`, ` RETURNING ${SELECTED}`, true);
-    const params = patchParams(id, keys, patch);
-    params.owner = owner;
-    const row = stmt.get(params) as unknown[] | undefined;
+    const values = patchValues(keys, patch);
+    values.push(owner, owner, id);
+    const row = stmt.get(values) as unknown[] | undefined;
     if (!row) throw new Error(`charge ${id} is not stored`);
     // The row names the account: no lookup of the charge per id.
     indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
@@ -263,13 +274,17 @@ export class ChargesRepository {
 
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
-    this.attemptStmt.run({ chargeId, ...attemptParams(a), idempotencyKey: a.idempotencyKey ?? null, createdAt: a.createdAt ?? nowIso() });
+    const values = attemptValues(a);
+    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso());
+    this.attemptStmt.run(values);
     this.notify(chargeId, a);
   }
 
   /** Record how an in_flight attempt ended. */
   async finishAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
-    this.finishAttemptStmt.run({ chargeId, ...attemptParams(a) });
+    const values = attemptValues(a);
+    values.push(chargeId, a.seq);
+    this.finishAttemptStmt.run(values);
     this.notify(chargeId, a);
   }
 
@@ -360,10 +375,10 @@ export class ChargesRepository {
   }
 }
 
-function attemptParams(a: AttemptRecord) {
-  return {
-    seq: a.seq, operation: a.operation, gateway: a.gateway, outcome: a.outcome, errorCode: a.errorCode ?? null,
-    failureKind: a.failureKind ?? null, gatewayStatus: a.gatewayStatus ?? null, message: a.message ?? null, ambiguous: a.ambiguous ? 1 : 0,
-    durationMs: Math.round(a.durationMs), externalId: a.externalId ?? null, amount: a.amount ?? null,
-  };
+/** What an attempt's end sets: the first nine parameters of both attempt statements, in their column order. */
+function attemptValues(a: AttemptRecord): unknown[] {
+  return [
+    a.outcome, a.errorCode ?? null, a.failureKind ?? null, a.gatewayStatus ?? null, a.message ?? null, a.ambiguous ? 1 : 0,
+    Math.round(a.durationMs), a.externalId ?? null, a.amount ?? null,
+  ];
 }
