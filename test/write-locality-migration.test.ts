@@ -1,39 +1,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import { migrate, MIGRATIONS_DIR } from '../src/store/migrate';
 import { openSqliteStore } from '../src/store';
+import { databaseAtVersion, insertAccount } from './helpers/older-database';
 
 // Migration 014 (write locality) rebuilds charge_native_ids keyed by the gateway's id first and drops
 // charges_external: a database written before it must find its charges by every gateway id afterwards, from a
 // webhook (no account) and from a native follow-up (the account's).
 
 function databaseAt(version: number): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-014-'));
-  const older = path.join(dir, 'migrations');
-  fs.mkdirSync(older);
-  for (const f of fs.readdirSync(MIGRATIONS_DIR)) {
-    if (/^\d{3}-/.test(f) && Number(f.slice(0, 3)) <= version) fs.copyFileSync(path.join(MIGRATIONS_DIR, f), path.join(older, f));
-  }
-  const file = path.join(dir, 'rg.db');
-  const db = new Database(file);
-  migrate(db, older);
-  const now = '2030-01-01T00:00:00.000Z';
-  db.prepare('INSERT INTO accounts (id, name, email, webhook_token, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('acc_a', 'A', 'a@example.com', 'tok_a', now, now);
-  db.prepare('INSERT INTO accounts (id, name, email, webhook_token, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('acc_b', 'B', 'b@example.com', 'tok_b', now, now);
-  const charge = db.prepare(`INSERT INTO charges (id, account_id, gateway, external_id, refs, payment_method, status, amount, currency, created_at, updated_at)
-    VALUES (?, ?, 'pagarme', ?, ?, 'pix', 'pending', 1000, 'BRL', ?, ?)`);
-  const native = db.prepare('INSERT INTO charge_native_ids (account_id, native_id, charge_id) VALUES (?, ?, ?)');
-  charge.run('chg_1', 'acc_a', 'ch_111', JSON.stringify({ orderId: 'or_111' }), now, now);
-  native.run('acc_a', 'ch_111', 'chg_1');
-  native.run('acc_a', 'or_111', 'chg_1');
-  charge.run('chg_2', 'acc_b', 'ch_222', null, '2030-01-02T00:00:00.000Z', '2030-01-02T00:00:00.000Z');
-  native.run('acc_b', 'ch_222', 'chg_2');
-  db.close();
-  return file;
+  return databaseAtVersion(version, (db) => {
+    const now = '2030-01-01T00:00:00.000Z';
+    insertAccount(db, 'acc_a');
+    insertAccount(db, 'acc_b');
+    const charge = db.prepare(`INSERT INTO charges (id, account_id, gateway, external_id, refs, payment_method, status, amount, currency, created_at, updated_at)
+      VALUES (?, ?, 'pagarme', ?, ?, 'pix', 'pending', 1000, 'BRL', ?, ?)`);
+    const native = db.prepare('INSERT INTO charge_native_ids (account_id, native_id, charge_id) VALUES (?, ?, ?)');
+    charge.run('chg_1', 'acc_a', 'ch_111', JSON.stringify({ orderId: 'or_111' }), now, now);
+    native.run('acc_a', 'ch_111', 'chg_1');
+    native.run('acc_a', 'or_111', 'chg_1');
+    charge.run('chg_2', 'acc_b', 'ch_222', null, '2030-01-02T00:00:00.000Z', '2030-01-02T00:00:00.000Z');
+    native.run('acc_b', 'ch_222', 'chg_2');
+  });
 }
 
 test('after migration 014 every gateway id stored before it still finds its charge, with or without the account', async () => {
