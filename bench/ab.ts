@@ -17,8 +17,8 @@ import { mainThreadCpuMs, processCpuMs } from './proc-cpu';
  * change is measured against its base under the same machine load: this machine's speed moves by 20% and more
  * between runs, far more than most changes. Prints each run, then the medians: CPU per request of the process
  * (all its threads), the main thread's share, throughput, and the ratio to the proxy's CPU. AB_REPS (5) runs of
- * AB_SECONDS (5) at AB_CONNECTIONS (20); AB_FLOOR=1 adds bench/floor.ts, a charge's HTTP alone. A measuring tool:
- * nothing here ships in the service.
+ * AB_SECONDS (5) at AB_CONNECTIONS (20), the builds' order rotating from run to run; AB_FLOOR=1 adds bench/floor.ts,
+ * a charge's HTTP alone. A measuring tool: nothing here ships in the service.
  */
 const REPS = Number(process.env.AB_REPS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
@@ -83,8 +83,13 @@ async function main(): Promise<void> {
   const run = (t: Target, seconds: number) => autocannon({ url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: seconds });
   for (const t of targets) await run(t, 2); // warm-up: JIT, keep-alive pools
   const results = targets.map(() => [] as Array<{ all: number; main: number; rps: number }>);
+  // The builds take turns in a rotating order: a build that always runs right after another RouteGate (whose
+  // checkpoint and timers are still settling) would pay for it in every run, one that always follows the proxy never.
+  const fixed = targets.length - specs.length;
   for (let rep = 0; rep < REPS; rep++) {
-    for (const [i, t] of targets.entries()) {
+    const order = targets.map((_, i) => (i < fixed ? i : fixed + ((i - fixed + rep) % specs.length)));
+    for (const i of order) {
+      const t = targets[i];
       const before = cpuMs(t.pid);
       const r = await run(t, SECONDS);
       const after = cpuMs(t.pid);
