@@ -49,7 +49,9 @@ test('under load a commit waits one more turn for the next writes; a quiet one d
   const sharedWithNextTurn = async (first: string, second: string): Promise<boolean> => {
     const a = store.commit(() => void insert.run(first));
     let b!: Promise<void>;
-    setImmediate(() => (b = store.commit(() => void insert.run(second))));
+    setImmediate(() => {
+      b = store.commit(() => void insert.run(second));
+    });
     await a;
     const together = has(second);
     await b;

@@ -1,5 +1,5 @@
 import type { GatewayReply } from './http-client';
-import { nowIso } from '../lib/iso-time';
+import { brazilToday } from '../lib/iso-time';
 import {
   GatewayFailure, type CallContext, type ChargeOutcome, type DeclineCode, type GatewayErrorFacts, type NormalizedChargeResult,
   type NormalizedCustomerResult, type CustomerOutcome, type RefundResult,
@@ -176,9 +176,9 @@ export function newestListed(ctx: CallContext, reply: GatewayReply, field: strin
   return items.map((item, i) => ({ item, i })).sort((a, b) => time(b.item) - time(a.item) || a.i - b.i)[0]?.item;
 }
 
-/** Today's date (UTC) for mappings that need one; mappings never read a clock themselves. */
+/** Today's date in Brazil (src/lib/iso-time.ts) for mappings that need one; mappings never read a clock themselves. */
 export function today(): string {
-  return nowIso().slice(0, 10);
+  return brazilToday();
 }
 
 /** "invalid" in a credential value makes emulators reject it; real gateways reject bad keys the same way. */

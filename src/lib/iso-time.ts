@@ -12,3 +12,24 @@ export function nowIso(): string {
   }
   return lastIso;
 }
+
+// Brazil has kept UTC-3 all year since 2019 (no daylight saving time): America/Sao_Paulo is a fixed offset.
+const BRAZIL_OFFSET_MS = 3 * 3_600_000;
+const DAY_MS = 86_400_000;
+let lastDay = Number.NaN;
+let lastDate = '';
+
+/**
+ * Today's calendar date in Brazil (America/Sao_Paulo), "YYYY-MM-DD". The gateways count dates in it: a boleto is due
+ * at the end of a day in São Paulo, Stripe counts `expires_after_days` from São Paulo's today, Asaas refuses a
+ * `dueDate` before its today. The UTC date runs a day ahead from 21:00 to midnight in Brazil, where a due date
+ * computed from it came out a day early.
+ */
+export function brazilToday(): string {
+  const day = Math.floor((Date.now() - BRAZIL_OFFSET_MS) / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDate = new Date(day * DAY_MS).toISOString().slice(0, 10);
+  }
+  return lastDate;
+}

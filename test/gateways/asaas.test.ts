@@ -5,14 +5,15 @@ import { asaasAdapter, declineCodeOf } from '../../src/gateways/asaas/adapter';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { type CallContext, type ChargeOutcome, type NormalizedCharge } from '../../src/gateways/types';
 import type { RecordedRequest } from '../../src/sandbox/control';
+import { brazilDate } from '../helpers/dates';
 
 const ADDRESS = { street: 'Av Paulista', number: '100', complement: 'conj 12', district: 'Bela Vista', city: 'Sao Paulo', state: 'SP', postalCode: '01310-100' };
 const CUSTOMER = { name: 'Maria Souza', email: 'maria.souza@example.com', document: '123.456.789-09', phone: '(11) 98765-4321', address: ADDRESS };
 const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 };
 const PIX_FIELDS = ['pixQrCode', 'pixCopyPaste'] as const;
 const BOLETO_FIELDS = ['boletoUrl', 'boletoBarcode'] as const;
-const todayUtc = () => new Date().toISOString().slice(0, 10);
-const inDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const today = () => brazilDate(0);
+const inDays = (n: number) => brazilDate(n);
 
 // Later tests build on the customer the first test creates, so state is kept between tests.
 const h = useGatewayHarness({ resetBetweenTests: false });
@@ -93,7 +94,7 @@ describe('asaas charges', () => {
       assert.equal(body.customer, customerId);
       assert.equal(body.billingType, 'CREDIT_CARD');
       assert.equal(body.value, 19.99);
-      assert.equal(body.dueDate, todayUtc());
+      assert.equal(body.dueDate, today());
       assert.equal(body.description, 'Pedido 1001');
       assert.equal(body.externalReference, c.chargeId);
       assert.equal(body.authorizeOnly, undefined);
@@ -365,7 +366,7 @@ describe('asaas emulator over HTTP', () => {
     assert.equal(res.status, 404);
     assert.equal(res.body.errors[0].code, 'not_found');
     const ok = await raw('POST', '/v3/payments', {
-      customer: customerId, billingType: 'CREDIT_CARD', value: 10.99, dueDate: todayUtc(),
+      customer: customerId, billingType: 'CREDIT_CARD', value: 10.99, dueDate: today(),
       creditCard: { holderName: 'MARIA', number: '4444444444444444', expiryMonth: '05', expiryYear: '2030', ccv: '123' },
       creditCardHolderInfo: { name: 'Maria Souza', email: 'maria@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100', phone: '11987654321' },
       remoteIp: '203.0.113.10',

@@ -7,6 +7,7 @@ import { type ChargeRef, type NormalizedCharge } from '../../src/gateways/types'
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
 import { STRIPE_API_VERSION } from '../../src/gateways/stripe/wire';
 import { DECLINES } from '../helpers/e2e';
+import { brazilDate } from '../helpers/dates';
 
 // The Stripe adapter driven directly against the Stripe emulator over real HTTP, plus the emulator on its own.
 
@@ -22,7 +23,7 @@ const charge = (over: Partial<NormalizedCharge> = {}): NormalizedCharge => ({
 });
 const pix = (over: Partial<NormalizedCharge> = {}) => charge({ paymentMethod: 'pix', creditCard: undefined, pix: { expiresInSeconds: 3600 }, ...over });
 const boleto = (over: Partial<NormalizedCharge> = {}) => {
-  const dueDate = new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10);
+  const dueDate = brazilDate(5);
   return charge({ paymentMethod: 'boleto', creditCard: undefined, boleto: { dueDate, instructions: 'Nao receber apos o vencimento' }, ...over });
 };
 const refOf = (out: { normalized: { externalId: string; amount: number; refs?: Record<string, string> } }, paymentMethod: ChargeRef['paymentMethod'] = 'credit_card'): ChargeRef => ({

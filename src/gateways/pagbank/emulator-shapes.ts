@@ -3,7 +3,7 @@
 import type { DeclineCode } from '../types';
 import {
   boletoFactor, cardBrand, dropUndefined, luhnValid, pixBrCode, randomDigits, randomUuid, wireToCents as toCents, centsToWire as toWire,
-  isoNow as now, type AmountUnit as Unit, type Json, type Outcome,
+  isoNow as now, dateOnly, type AmountUnit as Unit, type Json, type Outcome,
 } from '../../sandbox/core';
 import { splitsProblem } from './emulator-split';
 
@@ -138,7 +138,7 @@ export function chargeProblem(charge: Json, path: string, unit: Unit): Problem |
     const b = method.boleto;
     if (!b) return missing('payment_method.boleto');
     if (!b.due_date) return missing('payment_method.boleto.due_date');
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(b.due_date) || b.due_date < new Date().toISOString().slice(0, 10)) return invalid('payment_method.boleto.due_date');
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(b.due_date) || b.due_date < dateOnly()) return invalid('payment_method.boleto.due_date');
     if (!b.holder?.name) return missing('payment_method.boleto.holder.name');
     if (!b.holder?.tax_id) return missing('payment_method.boleto.holder.tax_id');
     // The boleto is registered with the payer's address (pagbank.md section 2): the real API refuses it without.

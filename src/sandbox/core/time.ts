@@ -1,4 +1,5 @@
 // Timestamp formats the emulated gateways answer with.
+import { brazilToday } from '../../lib/iso-time';
 
 export const DAY_MS = 86_400_000;
 
@@ -8,8 +9,8 @@ export const isoNow = (): string => new Date().toISOString();
 export const isoSeconds = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 /** Unix seconds. */
 export const unixNow = (): number => Math.floor(Date.now() / 1000);
-/** 2026-01-01 (UTC date). */
-export const dateOnly = (): string => new Date().toISOString().slice(0, 10);
+/** 2026-01-01: today's date in Brazil, where the emulated gateways keep their calendar (src/lib/iso-time.ts). */
+export const dateOnly = (): string => brazilToday();
 export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 /** 2026-01-01 10:00:00 (a date-time without zone). */
 export const dateTime = (): string => new Date().toISOString().replace('T', ' ').slice(0, 19);
