@@ -21,9 +21,9 @@ let lastDate = '';
 
 /**
  * Today's calendar date in Brazil (America/Sao_Paulo), "YYYY-MM-DD". The gateways count dates in it: a boleto is due
- * at the end of a day in São Paulo, Stripe counts `expires_after_days` from São Paulo's today, Asaas refuses a
- * `dueDate` before its today. The UTC date runs a day ahead from 21:00 to midnight in Brazil, where a due date
- * computed from it came out a day early.
+ * at the end of a day in São Paulo, "expires after N days" counts from São Paulo's today, and a due date before that
+ * today is refused. The UTC date runs a day ahead from 21:00 to midnight in Brazil, where a due date computed from it
+ * came out a day early.
  */
 export function brazilToday(): string {
   const day = Math.floor((Date.now() - BRAZIL_OFFSET_MS) / DAY_MS);
