@@ -10,6 +10,7 @@ import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 import { waitForHealth } from './health';
 import { mainThreadCpuMs, processCpuMs } from './proc-cpu';
+import { today } from '../src/gateways/common';
 
 /**
  * `npm run bench:ab -- <checkout>[|<node flags>[|<label>]] ...`: CPU per charge of several RouteGate builds (each a
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
   if (specs.length === 0) throw new Error('usage: npm run bench:ab -- <checkout>[|<node flags>[|<label>]] ...');
   const emulators = JSON.parse((await start([path.join(ROOT, 'bin', 'routegate.js'), 'emulators', '--port', '0'], ROOT)).line).emulators as string;
   const proxy = await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators], ROOT);
-  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge: CHARGE, chargeId: 'chg_bench', today: new Date().toISOString().slice(0, 10) });
+  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge: CHARGE, chargeId: 'chg_bench', today: today() });
   const targets: Target[] = [{
     name: 'proxy', pid: proxy.child.pid!, url: `${JSON.parse(proxy.line).url}/pagarme/core/v5/orders`, body: JSON.stringify(native),
     headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.pagarme.secretKey}:`).toString('base64')}` },

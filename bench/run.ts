@@ -13,6 +13,7 @@ import { seedCharges } from './seed';
 import { waitForHealth } from './health';
 import { processCpuMs } from './proc-cpu';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
+import { today } from '../src/gateways/common';
 
 /**
  * `npm run bench`: on this machine, (a) direct calls to the Pagar.me emulator, (b) the same calls through a plain
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     creditCard: { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123', installments: 1 },
   };
   // The native body comes from RouteGate's own mapping, so (a)/(b) send what (c) sends the gateway.
-  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge, chargeId: 'chg_bench', today: new Date().toISOString().slice(0, 10) });
+  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge, chargeId: 'chg_bench', today: today() });
   const nativeHeaders = { ...json, authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.pagarme.secretKey}:`).toString('base64')}` };
 
   // CPU time each server process spends per request tells where the machine's cores go. The target's figure is
@@ -217,10 +218,6 @@ function rssOf(child: ChildProcess | undefined): number {
   }
 }
 
-/**
- * A RouteGate of its own on a fresh database: latency of list pages, a read by id and a new charge, then the same
- * after seeding BENCH_SEED_COUNT (default 1,000,000) charges into that database and restarting.
- */
 /**
  * The growth comparison: the same figures from a server on an empty database and one on a million charges, taken in
  * turns (GROWTH_ROUNDS times each, the order alternating, medians), as the a/b/c runs are: taken one after the other,

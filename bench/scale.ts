@@ -13,6 +13,7 @@ import { loadMappings } from '../src/mapping/loader';
 import { waitForHealth } from './health';
 import { processCpuMs } from './proc-cpu';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+import { today } from '../src/gateways/common';
 
 /**
  * `npm run bench:scale` (issue 17 item 5): throughput of normalized charges (`POST /api/v1/charges`, credit card,
@@ -186,7 +187,7 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-scale-'));
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   const redis = await redisReachable();
-  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge: JSON.parse(CHARGE), chargeId: 'chg_bench', today: new Date().toISOString().slice(0, 10) });
+  const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge: JSON.parse(CHARGE), chargeId: 'chg_bench', today: today() });
 
   // Each configuration is started, measured and stopped in turn, so no idle server shares the cores with another's run.
   const configs: Array<{ name: string; start: () => Promise<Target> }> = [
