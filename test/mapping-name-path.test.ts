@@ -37,9 +37,8 @@ test('variable paths with odd names answer what the interpreter answers', async 
     '( $v := o; $v.a.b.c )', '( $v := o; $v.list.b )', '( $v := o; $v.one.b )', '( $v := o; $v.s.length )', '( $v := o.list; $v.b )',
     '( $v := o.list.b; $v.x )', '( $v := $string; $v.implementation )', '( $v := o; $v.`__proto__`.x )', '$$.o.a.b',
     '( $f := function($x) { $x.a.b }; [$f(o), $f(o.list), $f(o.a)] )', '( $v := o.none; $v.a )', '( $v := o; $v.nul.a )',
-    // From the context: over one object, a list, a scalar; inside filters and object constructors over lists. (Not
-    // `o` whole: toPlain gives an own `__proto__` key to the copy as its prototype, a fresh object per engine.)
-    ...ODD.filter((k) => !k.includes('`')).map((k) => `o.${name(k)}`), 'o.a.b.c', 'o.list.b', 'o.one.b', 'o.s.length',
+    // From the context: over one object, a list, a scalar; inside filters and object constructors over lists.
+    'o', ...ODD.filter((k) => !k.includes('`')).map((k) => `o.${name(k)}`), 'o.a.b.c', 'o.list.b', 'o.one.b', 'o.s.length',
     'o.list[b > 1].b', 'o.list.{"b": b}', 'o.a.{"c": b.c}', '$.o.a', 'o.list#$i.{"i": $i, "b": b}', '$map(o.list, function($v) { $v.b })',
   ];
   const inputs = [

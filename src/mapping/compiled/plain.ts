@@ -15,7 +15,11 @@ export function toPlain(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const plain = toPlain((value as Record<string, unknown>)[key]);
-    if (plain !== undefined) out[key] = plain;
+    if (plain === undefined) continue;
+    // An own `__proto__` key (JSON.parse makes one from a gateway's body) stays an own key, as JSON.parse would
+    // make it: assigned, it would set the copy's prototype and drop the key from what is sent on.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: plain, enumerable: true, writable: true, configurable: true });
+    else out[key] = plain;
   }
   return out;
 }
