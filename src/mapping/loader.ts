@@ -4,7 +4,7 @@ import jsonata from 'jsonata';
 import { MAPPINGS_DIR } from '../lib/paths';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
 import { mappingFunctions } from './functions';
-import { BudgetExceeded, compileExpression, NeedsInterpreter, toPlain, type CompiledMapping, type EnginePath, type Limits } from './compiled';
+import { BudgetExceeded, compileExpression, ConcurrentErrors, describeError, NeedsInterpreter, toPlain, type CompiledMapping, type EnginePath, type Limits } from './compiled';
 
 /** Every mapping file that cannot be used, each problem as `file[:line[:column]]: what`, a syntax error with its line. */
 export class MappingLoadError extends Error {
@@ -131,7 +131,9 @@ export class MappingSet {
 
   /**
    * One engine alone, no fallback: the differential test compares the two. An error is reported as its jsonata
-   * code (or message), the value as the plain JSON callers get.
+   * code (or message), the value as the plain JSON callers get. Where compiled values that jsonata evaluates
+   * concurrently failed with different errors (ConcurrentErrors), which one it raises depends on its awaits: the
+   * interpreter picks, as evaluate() has it do, and its pick must be one of the compiled failures.
    */
   async evaluateWith(engine: 'compiled' | 'interpreter', name: string, input: unknown, extraBindings: Record<string, unknown> = {}): Promise<{ value?: unknown; error?: string }> {
     const mapping = this.mappings.get(name);
@@ -142,10 +144,22 @@ export class MappingSet {
       if (!mapping.compiled) throw new Error(`${name} is not compiled: ${mapping.path.engine === 'interpreter' ? mapping.path.reason : ''}`);
       return { value: mapping.compiled(input, bindings, MAPPING_LIMITS) };
     } catch (err) {
+      if (err instanceof ConcurrentErrors) return this.pickConcurrent(err, mapping.expression, input, bindings);
       if (err instanceof NeedsInterpreter) throw err;
-      const e = err as { code?: unknown; message?: unknown };
-      return { error: typeof e.code === 'string' ? e.code : String(e.message ?? err) };
+      return { error: describeError(err) };
     }
+  }
+
+  private async pickConcurrent(err: ConcurrentErrors, expression: Expression, input: unknown, bindings: Record<string, unknown>): Promise<{ error: string }> {
+    const candidates = err.errors.map(describeError);
+    try {
+      await expression.evaluate(input, bindings);
+    } catch (picked) {
+      const code = describeError(picked);
+      if (candidates.includes(code)) return { error: code };
+      return { error: `the interpreter raised ${code}, none of the compiled failures (${candidates.join(', ')})` };
+    }
+    return { error: `the interpreter succeeded where the compiled values failed (${candidates.join(', ')})` };
   }
 
   /** The jsonata interpreter, with the same budget (jsonata's own `stack` and `timeout` guardrails). */

@@ -4,7 +4,8 @@
 // so they can be built plain in the first place; only the values they take from elsewhere (the input, a variable,
 // a call) are copied, as toPlain copied everything. A variable is always copied: its object may appear twice in
 // the answer (`$address` as the customer's and the card's), and each place must get its own copy.
-import { budget, collapse, enter, toBoolean, type Fn } from './runtime';
+import { budget, collapse, enter, toBoolean, type Fn, type Scope } from './runtime';
+import { concurrentFailure } from './concurrent';
 import { constantKeys } from './objects';
 import { objectLiteralConstructor } from './object-literal';
 import { toPlain, toPlainItem } from './plain';
@@ -73,17 +74,26 @@ function arrayAnswer(node: Node, compileNode: Compile): Fn {
     if (item.type === 'unary' && item.value === '{' && unwrapped(item)) return { object: compileAnswer(item, compileNode) };
     return { value: compileNode(item), nested: item.value === '[' };
   });
+  const evaluate = (item: (typeof items)[number], input: any, env: Scope): unknown => (item.object ? item.object(input, env) : item.value(input, env));
   return (input, env) => {
     const out: unknown[] = [];
-    for (const item of items) {
-      if (item.object) {
-        out.push(item.object(input, env));
-        continue;
+    const depth = budget.depth;
+    let at = 0;
+    try {
+      for (; at < items.length; at++) {
+        const item = items[at];
+        if (item.object) {
+          out.push(item.object(input, env));
+          continue;
+        }
+        const value = item.value(input, env);
+        if (value === undefined) continue;
+        if (Array.isArray(value) && !item.nested) for (let i = 0; i < value.length; i++) out.push(toPlainItem(value[i]));
+        else out.push(toPlainItem(value));
       }
-      const value = item.value(input, env);
-      if (value === undefined) continue;
-      if (Array.isArray(value) && !item.nested) for (let i = 0; i < value.length; i++) out.push(toPlainItem(value[i]));
-      else out.push(toPlainItem(value));
+    } catch (err) {
+      // jsonata evaluates the items concurrently: which failure it raises is settled in concurrent.ts.
+      throw concurrentFailure(err, depth, at, items.length, (i) => evaluate(items[i], input, env));
     }
     return out;
   };

@@ -11,6 +11,7 @@ import { compileBinary } from './operators';
 import { compileFunction, compileLambda } from './calls';
 import { compileGroup } from './objects';
 import { compileAnswer } from './answer';
+import { concurrentFailure } from './concurrent';
 import { compilePath, frameFromTuple } from './paths';
 import { compileWithSlots, slotOf, slotsFor, type Slots } from './slots';
 
@@ -270,11 +271,19 @@ function compileUnary(node: Node): Fn {
     const cons = node.consarray === true;
     return (input, env) => {
       let result: any = [];
-      for (const item of items) {
-        const value = item.fn(input, env);
-        if (value === undefined) continue;
-        if (item.nested) result.push(value);
-        else result = append(result, value);
+      const depth = budget.depth;
+      let i = 0;
+      try {
+        for (; i < items.length; i++) {
+          const item = items[i];
+          const value = item.fn(input, env);
+          if (value === undefined) continue;
+          if (item.nested) result.push(value);
+          else result = append(result, value);
+        }
+      } catch (err) {
+        // jsonata evaluates the items concurrently: which failure it raises is settled in concurrent.ts.
+        throw concurrentFailure(err, depth, i, items.length, (at) => items[at].fn(input, env));
       }
       if (cons) Object.defineProperty(result, 'cons', { enumerable: false, configurable: false, value: true });
       return result;

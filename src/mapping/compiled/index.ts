@@ -5,6 +5,7 @@ import { INPUT_SLOT, type Slots } from './slots';
 
 export { BudgetExceeded, NeedsInterpreter } from './runtime';
 export { toPlain } from './plain';
+export { ConcurrentErrors, describeError } from './concurrent';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 

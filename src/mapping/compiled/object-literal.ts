@@ -2,7 +2,8 @@
 // key at its own site in the code, so V8 caches each store for the one or two shapes that site meets. A loop over
 // the keys stores through a single site that meets every constructor's every shape (megamorphic: a hash lookup
 // per field), which made these the largest frame of a mapping's profile.
-import type { Fn } from './runtime';
+import { budget, type Fn } from './runtime';
+import { concurrentFailure } from './concurrent';
 
 /**
  * Keys that cannot be written as a plain `o[key] = v` on a fresh `{}` with the meaning of a data property:
@@ -23,11 +24,15 @@ export function objectLiteralConstructor(keys: readonly string[], values: readon
   if (keys.length === 0) return () => ({});
   // Mapping files are operator-editable: a key reaches the source only as a JSON string literal (a valid JS string
   // literal for every string, U+2028, U+2029 and lone surrogates included), never spliced in as written.
-  const lines = keys.map((key, i) => `  v = f${i}(input, env);\n  if (v !== undefined) o[${JSON.stringify(key)}] = v;`);
+  // `at` is the value being evaluated: on a failure the values after it are evaluated too, as jsonata evaluates
+  // them concurrently (concurrent.ts); the store costs nothing measurable on the path that succeeds.
+  const lines = keys.map((key, i) => `    at = ${i};\n    v = f${i}(input, env);\n    if (v !== undefined) o[${JSON.stringify(key)}] = v;`);
   const params = keys.map((_key, i) => `f${i}`);
-  const source = `return function objectLiteral(input, env) {\n  const o = {};\n  let v;\n${lines.join('\n')}\n  return o;\n};`;
+  const source = `return function objectLiteral(input, env) {\n  const o = {};\n  const depth = budget.depth;\n  let v;\n  let at = 0;\n  try {\n${lines.join('\n')}\n  } catch (err) {\n    throw failed(err, depth, at, input, env);\n  }\n  return o;\n};`;
+  const failed = (err: unknown, depth: number, at: number, input: unknown, env: unknown): unknown =>
+    concurrentFailure(err, depth, at, values.length, (i) => values[i](input, env as never));
   try {
-    return new Function(...params, source)(...values) as Fn;
+    return new Function('budget', 'failed', ...params, source)(budget, failed, ...values) as Fn;
   } catch {
     return undefined;
   }

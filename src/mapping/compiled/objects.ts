@@ -1,7 +1,8 @@
 // Object constructors, as jsonata 2.x's evaluateGroupExpression (without tuple streams, which stay on the
 // interpreter): keys per input item, then each value over the items grouped under its key.
-import { append, jerr, NeedsInterpreter, seq, type Fn } from './runtime';
+import { append, budget, jerr, NeedsInterpreter, seq, type Fn } from './runtime';
 import { objectLiteralConstructor } from './object-literal';
+import { concurrentFailure } from './concurrent';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -16,9 +17,16 @@ export function compileGroup(node: Node, compileNode: (n: Node) => Fn): Fn {
     if (fast && !Array.isArray(input)) {
       if (literal) return literal(input, env);
       const result: Record<string, unknown> = {};
-      for (let p = 0; p < pairs.length; p++) {
-        const value = pairs[p][1](input, env);
-        if (value !== undefined) result[literalKeys![p]] = value;
+      const depth = budget.depth;
+      let p = 0;
+      try {
+        for (; p < pairs.length; p++) {
+          const value = pairs[p][1](input, env);
+          if (value !== undefined) result[literalKeys![p]] = value;
+        }
+      } catch (err) {
+        // jsonata evaluates the values concurrently: which failure it raises is settled in concurrent.ts.
+        throw concurrentFailure(err, depth, p, pairs.length, (i) => pairs[i][1](input, env));
       }
       return result;
     }
@@ -40,9 +48,17 @@ export function compileGroup(node: Node, compileNode: (n: Node) => Fn): Fn {
         } else groups[key] = { data: item, exprIndex: p };
       }
     }
-    for (const key of Object.keys(groups)) {
-      const value = pairs[groups[key].exprIndex][1](groups[key].data, env);
-      if (value !== undefined) result[key] = value;
+    const keys = Object.keys(groups);
+    const valueOf = (k: number): unknown => pairs[groups[keys[k]].exprIndex][1](groups[keys[k]].data, env);
+    const depth = budget.depth;
+    let k = 0;
+    try {
+      for (; k < keys.length; k++) {
+        const value = valueOf(k);
+        if (value !== undefined) result[keys[k]] = value;
+      }
+    } catch (err) {
+      throw concurrentFailure(err, depth, k, keys.length, valueOf);
     }
     return result;
   };
