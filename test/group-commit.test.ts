@@ -65,3 +65,20 @@ test('under load a commit waits one more turn for the next writes; a quiet one d
   assert.equal(await sharedWithNextTurn('b3', 'b4'), true, 'a busy one takes the next turn\'s writes along');
   assert.deepEqual(store.db.prepare('SELECT COUNT(*) FROM t').pluck().get(), 7);
 });
+
+test('writeOne joins the turn\'s group commit and answers its statement\'s result', async (t) => {
+  const { store, done } = tempStore();
+  t.after(done);
+  store.db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+  const claim = store.db.prepare('INSERT INTO t (k) VALUES (?) ON CONFLICT (k) DO NOTHING');
+  const count = () => store.db.prepare('SELECT COUNT(*) FROM t').pluck().get();
+  const batch = store.commit(() => void claim.run('a'));
+  const first = store.writeOne(async () => claim.run('b').changes === 1);
+  const again = store.writeOne(async () => claim.run('b').changes === 1);
+  // Queued, not run on its own: an idempotency claim or stored answer no longer commits (and writes its pages) alone.
+  assert.equal(count(), 0, 'nothing written before the shared commit');
+  await batch;
+  assert.equal(count(), 2, 'committed with the write queued in the same turn');
+  assert.equal(await first, true);
+  assert.equal(await again, false, 'the second claim of the key, in the same transaction, sees the first');
+});

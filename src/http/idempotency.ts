@@ -92,7 +92,7 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
       if (existing.statusCode === null && !stale) throw inProgress(given);
       if (existing.statusCode === null && !existing.chargeId) {
         // The first request died before it created a charge: nothing can have been charged, so this one runs.
-        if (!await store.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs)) throw inProgress(given);
+        if (!await store.writeOne((r) => r.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs))) throw inProgress(given);
         request.idempotencyKey = key;
         return;
       }
@@ -101,13 +101,13 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
       if (existing.chargeId && opts.answerFromCharge && (existing.statusCode === null || existing.statusCode === 504)) {
         const answer = await opts.answerFromCharge(request, existing.chargeId);
         if (answer) {
-          if (answer.settled) await store.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body);
+          if (answer.settled) await store.writeOne((r) => r.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body));
           return replay(reply, answer);
         }
       }
       return replay(reply, { status: existing.statusCode ?? 504, headers: existing.headers, body: existing.body });
     }
-    if (!await store.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS)) throw inProgress(given);
+    if (!await store.writeOne((r) => r.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS))) throw inProgress(given);
     request.idempotencyKey = key;
   });
 
@@ -119,21 +119,21 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     const key = request.idempotencyKey;
     if (!key || request.idempotentReplay) return payload;
     if (request.idempotencyRelease) {
-      await store.idempotency.release(request.account.id, key);
+      await store.writeOne((r) => r.idempotency.release(request.account.id, key));
       return payload;
     }
     // RouteGate's own 500 frees the key for a retry, unless a charge exists (X-RG-Charge-Id): then a gateway may
     // have charged, and a retry under the same key must get this answer back, not a second charge.
     const chargeId = reply.getHeader('x-rg-charge-id');
     if (reply.statusCode === 500 && (chargeId === undefined || chargeId === 'none')) {
-      await store.idempotency.release(request.account.id, key);
+      await store.writeOne((r) => r.idempotency.release(request.account.id, key));
       return payload;
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (REPLAYED_HEADERS.test(name) && value !== undefined) headers[name] = String(value);
     }
-    await store.idempotency.complete(request.account.id, key, reply.statusCode, headers, typeof payload === 'string' ? payload : String(payload));
+    await store.writeOne((r) => r.idempotency.complete(request.account.id, key, reply.statusCode, headers, typeof payload === 'string' ? payload : String(payload)));
     return payload;
   });
 }

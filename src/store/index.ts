@@ -67,6 +67,14 @@ export class SqliteStore implements Store {
     return this.group.commit(write);
   }
 
+  async writeOne<T>(write: (repositories: Repositories) => Promise<T>): Promise<T> {
+    let result!: T;
+    await this.group.commit(async (tx) => {
+      result = await write(tx);
+    });
+    return result;
+  }
+
   /** Move WAL checkpoints to a worker thread (src/store/checkpointer.ts); for the serving process, not one-off commands. */
   startCheckpointer(): void {
     if (this.checkpointer || this.db.memory || !this.db.open) return;

@@ -44,6 +44,12 @@ export interface Store extends Repositories {
   readonly dialect: 'sqlite' | 'postgres';
   /** Run `write` in a transaction (on SQLite, shared with this event-loop turn's other commits); resolves once committed. */
   commit(write: (tx: Repositories) => void | Promise<void>): Promise<void>;
+  /**
+   * One statement's write and its result, resolved once committed. On SQLite it joins the turn's group commit, as
+   * `commit` does, instead of committing (and writing its pages to the WAL) on its own; on PostgreSQL it is that one
+   * statement (a round trip), where `commit` would add BEGIN and COMMIT around it.
+   */
+  writeOne<T>(write: (repositories: Repositories) => Promise<T>): Promise<T>;
   /** Throws when the database cannot be read (liveness probe). */
   ping(): Promise<void>;
   /** Throws when the database cannot be written: a real write, rolled back (readiness probe). */

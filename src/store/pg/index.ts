@@ -89,6 +89,10 @@ export class PgStore implements Store {
     }
   }
 
+  writeOne<T>(write: (repositories: Repositories) => Promise<T>): Promise<T> {
+    return write(this);
+  }
+
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }
