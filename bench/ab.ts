@@ -19,7 +19,7 @@ import { today } from '../src/gateways/common';
  * between runs, far more than most changes. Prints each run, then the medians: CPU per request of the process
  * (all its threads), the main thread's share, throughput, and the ratio to the proxy's CPU. AB_REPS (5) runs of
  * AB_SECONDS (5) at AB_CONNECTIONS (20), the builds' order rotating from run to run; AB_FLOOR=1 adds bench/floor.ts,
- * a charge's HTTP alone. A measuring tool: nothing here ships in the service.
+ * a charge's HTTP alone; AB_IDEMPOTENCY=1 gives every request an Idempotency-Key of its own. A measuring tool: nothing here ships in the service.
  */
 const REPS = Number(process.env.AB_REPS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
@@ -81,7 +81,13 @@ async function main(): Promise<void> {
     targets.push({ name: 'floor', pid: floor.child.pid!, url: `${JSON.parse(floor.line).url}/api/v1/charges`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(CHARGE) });
   }
   for (const [i, spec] of specs.entries()) targets.push(await startRouteGate(spec, i, `${emulators}/pagarme`));
-  const run = (t: Target, seconds: number) => autocannon({ url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: seconds });
+  // AB_IDEMPOTENCY=1: every request carries an Idempotency-Key of its own, as a merchant's retrying client sends.
+  let sequence = 0;
+  const keyed = process.env.AB_IDEMPOTENCY === '1';
+  const run = (t: Target, seconds: number) => autocannon({
+    url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: seconds,
+    ...(keyed ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `ab-${process.pid}-${++sequence}` } }) }] } : {}),
+  });
   for (const t of targets) await run(t, 2); // warm-up: JIT, keep-alive pools
   const results = targets.map(() => [] as Array<{ all: number; main: number; rps: number }>);
   // The builds take turns in a rotating order: a build that always runs right after another RouteGate (whose
