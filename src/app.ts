@@ -23,6 +23,7 @@ import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
 import { ChargeService, type GatewayDeps } from './charges/orchestrator';
 import { Reconciler } from './charges/reconciler';
+import { IdempotencyPurger } from './http/idempotency-purge';
 import { CustomerService } from './charges/customers';
 import { compatRoutes } from './compat/native-routes';
 import { clock } from './lib/clock';
@@ -55,6 +56,7 @@ declare module 'fastify' {
     vault: CredentialVault;
     charges: ChargeService;
     reconciler: Reconciler;
+    idempotencyPurger: IdempotencyPurger;
     webhooks: { processor: WebhookProcessor; worker: DeliveryWorker; forwarder: Forwarder; secrets: SigningSecrets };
     logins: LoginService;
   }
@@ -124,13 +126,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const coproducers = new CoproducerService(store);
   // Charges a crash left `processing` are settled as soon as the service is up, then periodically; so are the
   // deliveries a crash left in the outbox.
+  const idempotencyPurger = new IdempotencyPurger(store, app.log);
+  app.decorate('idempotencyPurger', idempotencyPurger);
   app.addHook('onReady', async () => {
     reconciler.start();
     worker.start();
+    idempotencyPurger.start();
   });
   app.addHook('onClose', async () => {
     await reconciler.stop();
     await worker.stop();
+    await idempotencyPurger.stop();
     await http.close();
     await safeHttp.close();
     await store.close();

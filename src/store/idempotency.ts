@@ -29,7 +29,9 @@ export class IdempotencyRepository {
       WHERE idempotency_keys.expires_at <= excluded.created_at`);
     this.completeStmt = db.prepare('UPDATE idempotency_keys SET status_code = ?, response_headers = ?, response_body = ? WHERE account_id = ? AND key = ?');
     this.releaseStmt = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND status_code IS NULL');
-    this.purgeStmt = db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+    // A batch at a time through idempotency_keys_expires: one purge never holds the write lock for long.
+    this.purgeStmt = db.prepare(`DELETE FROM idempotency_keys WHERE rowid IN
+      (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)`);
     this.linkStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ? WHERE account_id = ? AND key = ?');
     this.takeOverStmt = db.prepare(`UPDATE idempotency_keys SET created_at = ? WHERE account_id = ? AND key = ? AND request_hash = ?
       AND status_code IS NULL AND charge_id IS NULL AND created_at <= ?`);
@@ -71,7 +73,8 @@ export class IdempotencyRepository {
     this.releaseStmt.run(accountId, key);
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    return this.purgeStmt.run(now).changes;
+  /** Delete up to `limit` entries that expired by `now` (the oldest first); answers how many went. */
+  async purgeExpired(now: number, limit = 1_000): Promise<number> {
+    return this.purgeStmt.run(now, limit).changes;
   }
 }

@@ -20,7 +20,11 @@ const COMPLETE = {
   text: 'UPDATE idempotency_keys SET status_code = $1, response_headers = $2, response_body = $3 WHERE account_id = $4 AND key = $5',
 };
 const RELEASE = { name: 'idempotency.release', text: 'DELETE FROM idempotency_keys WHERE account_id = $1 AND key = $2 AND status_code IS NULL' };
-const PURGE = { name: 'idempotency.purge', text: 'DELETE FROM idempotency_keys WHERE expires_at <= $1' };
+const PURGE = {
+  name: 'idempotency.purge',
+  text: `DELETE FROM idempotency_keys WHERE (account_id, key) IN
+    (SELECT account_id, key FROM idempotency_keys WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+};
 const LINK = { name: 'idempotency.link', text: 'UPDATE idempotency_keys SET charge_id = $1 WHERE account_id = $2 AND key = $3' };
 // A concurrent taker waits for the first one's row lock, then re-checks created_at on the row it left: one wins.
 const TAKE_OVER = {
@@ -69,7 +73,8 @@ export class PgIdempotencyRepository {
     await this.q.query({ ...RELEASE, values: [accountId, key] });
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    return (await this.q.query({ ...PURGE, values: [now] })).rowCount ?? 0;
+  /** Delete up to `limit` entries that expired by `now` (the oldest first); answers how many went. */
+  async purgeExpired(now: number, limit = 1_000): Promise<number> {
+    return (await this.q.query({ ...PURGE, values: [now, limit] })).rowCount ?? 0;
   }
 }

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { openSqliteStore } from '../src/store/index';
+import { IdempotencyPurger } from '../src/http/idempotency-purge';
+import { hashApiKey } from '../src/auth/api-keys';
+import { CARD, CUSTOMER, eventually, startE2E } from './helpers/e2e';
+import { insertAccount } from './helpers/older-database';
+import { SQLITE_ONLY } from './helpers/test-db';
+
+// Idempotency keys are kept 24 hours (DESIGN.md), each with the answer it replays: something must delete them after.
+
+const DAY = 86_400_000;
+const silent = pino({ level: 'silent' });
+
+test('expired idempotency keys are purged in batches; a live key still replays its answer', async (t) => {
+  const e2e = await startE2E();
+  t.after(() => e2e.close());
+  const { store } = e2e.sandbox.app;
+  const apiKey = await e2e.account({ primaryGateway: 'pagarme' }, ['pagarme']);
+  const accountId = (await store.apiKeys.findByHash(hashApiKey(apiKey)))!.accountId;
+  const body = { amount: 1500, currency: 'BRL', paymentMethod: 'credit_card', customer: CUSTOMER, creditCard: CARD };
+  const first = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body, headers: { 'idempotency-key': 'live-1' } });
+  assert.equal(first.status, 201);
+
+  // Claimed two days ago with a day to live: 2,500 of them, more than one batch.
+  const claimedAt = Date.now() - 2 * DAY;
+  await store.commit(async (tx) => {
+    for (let i = 0; i < 2_500; i++) assert.equal(await tx.idempotency.claim(accountId, `old-${i}`, 'hash', claimedAt, DAY), true);
+  });
+  assert.equal(await e2e.sandbox.app.idempotencyPurger.pass(), 2_500);
+  assert.equal(await store.idempotency.get(accountId, 'old-0'), undefined);
+  assert.equal(await store.idempotency.get(accountId, 'old-2499'), undefined);
+  assert.equal(await e2e.sandbox.app.idempotencyPurger.pass(), 0, 'nothing left to purge');
+
+  const replay = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body, headers: { 'idempotency-key': 'live-1' } });
+  assert.equal(replay.status, 201);
+  assert.equal(replay.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(replay.body, first.body);
+});
+
+test('the purger runs at start-up, and finds expired keys through an index', { skip: SQLITE_ONLY }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-purge-'));
+  const store = openSqliteStore(path.join(dir, 'rg.db'));
+  const purger = new IdempotencyPurger(store, silent, 60_000);
+  t.after(async () => {
+    await purger.stop();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  insertAccount(store.db, 'acc_purge');
+  await store.writeOne((r) => r.idempotency.claim('acc_purge', 'expired', 'hash', Date.now() - 2 * DAY, DAY));
+  await store.writeOne((r) => r.idempotency.claim('acc_purge', 'live', 'hash', Date.now(), DAY));
+  purger.start();
+  await eventually(async () => (await store.idempotency.get('acc_purge', 'expired')) === undefined);
+  assert.ok(await store.idempotency.get('acc_purge', 'live'));
+
+  const plan = store.db.prepare('EXPLAIN QUERY PLAN SELECT rowid FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?')
+    .all(Date.now(), 1_000) as Array<{ detail: string }>;
+  assert.ok(plan.some((step) => /USING (COVERING )?INDEX idempotency_keys_expires/.test(step.detail)), JSON.stringify(plan));
+  assert.ok(!plan.some((step) => /^SCAN|TEMP B-TREE/.test(step.detail)), JSON.stringify(plan));
+});
