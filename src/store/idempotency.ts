@@ -25,7 +25,7 @@ export class IdempotencyRepository {
     this.getStmt = db.prepare('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
     this.claimStmt = db.prepare(`INSERT INTO idempotency_keys (account_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (account_id, key) DO UPDATE SET request_hash = excluded.request_hash, status_code = NULL, response_headers = NULL,
-        response_body = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+        response_body = NULL, charge_id = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
       WHERE idempotency_keys.expires_at <= excluded.created_at`);
     this.completeStmt = db.prepare('UPDATE idempotency_keys SET status_code = ?, response_headers = ?, response_body = ? WHERE account_id = ? AND key = ?');
     this.releaseStmt = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND status_code IS NULL');

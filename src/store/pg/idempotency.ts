@@ -12,7 +12,7 @@ const CLAIM = {
   name: 'idempotency.claim',
   text: `INSERT INTO idempotency_keys (account_id, key, request_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
     ON CONFLICT (account_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = NULL, response_headers = NULL,
-      response_body = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      response_body = NULL, charge_id = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
     WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`,
 };
 const COMPLETE = {
