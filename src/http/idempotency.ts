@@ -83,32 +83,36 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     const target = scope ?? `${request.method} ${request.url.split('?')[0]}`;
     const hash = sha256Hex(`${target}\n${canonical(opts.bodyOf ? opts.bodyOf(request) : request.body)}`);
     const now = clock.now();
-    const existing = await store.idempotency.get(accountId, key);
-    if (existing && existing.expiresAt > now) {
-      if (existing.requestHash !== hash) {
-        throw rgError('IDEMPOTENCY_KEY_REUSED', { key: given });
-      }
-      const stale = existing.createdAt <= now - staleClaimMs;
-      if (existing.statusCode === null && !stale) throw inProgress(given);
-      if (existing.statusCode === null && !existing.chargeId) {
-        // The first request died before it created a charge: nothing can have been charged, so this one runs.
-        if (!await store.writeOne((r) => r.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs))) throw inProgress(given);
-        request.idempotencyKey = key;
-        return;
-      }
-      request.idempotentReplay = true;
-      // Unsettled when answered (504 "being confirmed"), or never answered: answer what the charge is now.
-      if (existing.chargeId && opts.answerFromCharge && (existing.statusCode === null || existing.statusCode === 504)) {
-        const answer = await opts.answerFromCharge(request, existing.chargeId);
-        if (answer) {
-          if (answer.settled) await store.writeOne((r) => r.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body));
-          return replay(reply, answer);
-        }
-      }
-      return replay(reply, { status: existing.statusCode ?? 504, headers: existing.headers, body: existing.body });
+    // A key not seen yet (or expired: the claim takes it over) is the common case, and one write: the entry is read
+    // only when the claim finds the key taken.
+    if (await store.writeOne((r) => r.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS))) {
+      request.idempotencyKey = key;
+      return;
     }
-    if (!await store.writeOne((r) => r.idempotency.claim(accountId, key, hash, now, IDEMPOTENCY_TTL_MS))) throw inProgress(given);
-    request.idempotencyKey = key;
+    const existing = await store.idempotency.get(accountId, key);
+    // Gone between the claim and the read: its request just released it (nothing ran); the client's retry claims it.
+    if (!existing || existing.expiresAt <= now) throw inProgress(given);
+    if (existing.requestHash !== hash) {
+      throw rgError('IDEMPOTENCY_KEY_REUSED', { key: given });
+    }
+    const stale = existing.createdAt <= now - staleClaimMs;
+    if (existing.statusCode === null && !stale) throw inProgress(given);
+    if (existing.statusCode === null && !existing.chargeId) {
+      // The first request died before it created a charge: nothing can have been charged, so this one runs.
+      if (!await store.writeOne((r) => r.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs))) throw inProgress(given);
+      request.idempotencyKey = key;
+      return;
+    }
+    request.idempotentReplay = true;
+    // Unsettled when answered (504 "being confirmed"), or never answered: answer what the charge is now.
+    if (existing.chargeId && opts.answerFromCharge && (existing.statusCode === null || existing.statusCode === 504)) {
+      const answer = await opts.answerFromCharge(request, existing.chargeId);
+      if (answer) {
+        if (answer.settled) await store.writeOne((r) => r.idempotency.complete(accountId, key, answer.status, answer.headers, answer.body));
+        return replay(reply, answer);
+      }
+    }
+    return replay(reply, { status: existing.statusCode ?? 504, headers: existing.headers, body: existing.body });
   });
 
   app.addHook('onError', async (request, _reply, error) => {
