@@ -1,27 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashApiKey } from '../src/auth/api-keys';
-import { CARD, CUSTOMER, startE2E } from './helpers/e2e';
+import { DAY, KEYED_CHARGE, keyedChargeService } from './helpers/keyed-charges';
 
 // An Idempotency-Key is claimed first and read only when the claim finds it taken (src/http/idempotency.ts).
 
-const DAY = 86_400_000;
-
 test('a key is claimed in one write; taken, it is read: replayed, refused as reused, or still in progress', async (t) => {
-  const e2e = await startE2E();
-  t.after(() => e2e.close());
-  const { store } = e2e.sandbox.app;
-  const apiKey = await e2e.account({ primaryGateway: 'pagarme' }, ['pagarme']);
-  const accountId = (await store.apiKeys.findByHash(hashApiKey(apiKey)))!.accountId;
-  const body = { amount: 1500, currency: 'BRL', paymentMethod: 'credit_card', customer: CUSTOMER, creditCard: CARD };
-  const create = (key: string, b: unknown = body) => e2e.call('POST', '/api/v1/charges', { key: apiKey, body: b, headers: { 'idempotency-key': key } });
+  const { store, accountId, create } = await keyedChargeService(t);
 
   const first = await create('k-1');
   assert.equal(first.status, 201);
   const replay = await create('k-1');
   assert.equal(replay.headers['idempotent-replayed'], 'true');
   assert.deepEqual(replay.body, first.body);
-  const reused = await create('k-1', { ...body, amount: 1600 });
+  const reused = await create('k-1', { ...KEYED_CHARGE, amount: 1600 });
   assert.equal(reused.status, 409);
   assert.equal(reused.body.error.code, 'IDEMPOTENCY_CONFLICT');
   assert.match(reused.body.error.message, /already used with a different request/);
@@ -36,11 +27,7 @@ test('a key is claimed in one write; taken, it is read: replayed, refused as reu
 });
 
 test('an expired key taken over by a new request no longer names the charge of the old one', async (t) => {
-  const e2e = await startE2E();
-  t.after(() => e2e.close());
-  const { store } = e2e.sandbox.app;
-  const apiKey = await e2e.account({ primaryGateway: 'pagarme' }, ['pagarme']);
-  const accountId = (await store.apiKeys.findByHash(hashApiKey(apiKey)))!.accountId;
+  const { store, accountId } = await keyedChargeService(t);
   await store.writeOne((r) => r.idempotency.claim(accountId, 'old', 'hash-1', Date.now() - 2 * DAY, DAY));
   await store.writeOne((r) => r.idempotency.linkCharge(accountId, 'old', 'chg_from_yesterday'));
   assert.equal(await store.writeOne((r) => r.idempotency.claim(accountId, 'old', 'hash-2', Date.now(), DAY)), true);

@@ -6,24 +6,18 @@ import path from 'node:path';
 import pino from 'pino';
 import { openSqliteStore } from '../src/store/index';
 import { IdempotencyPurger } from '../src/http/idempotency-purge';
-import { hashApiKey } from '../src/auth/api-keys';
-import { CARD, CUSTOMER, eventually, startE2E } from './helpers/e2e';
+import { eventually } from './helpers/e2e';
+import { DAY, keyedChargeService } from './helpers/keyed-charges';
 import { insertAccount } from './helpers/older-database';
 import { SQLITE_ONLY } from './helpers/test-db';
 
 // Idempotency keys are kept 24 hours (DESIGN.md), each with the answer it replays: something must delete them after.
 
-const DAY = 86_400_000;
 const silent = pino({ level: 'silent' });
 
 test('expired idempotency keys are purged in batches; a live key still replays its answer', async (t) => {
-  const e2e = await startE2E();
-  t.after(() => e2e.close());
-  const { store } = e2e.sandbox.app;
-  const apiKey = await e2e.account({ primaryGateway: 'pagarme' }, ['pagarme']);
-  const accountId = (await store.apiKeys.findByHash(hashApiKey(apiKey)))!.accountId;
-  const body = { amount: 1500, currency: 'BRL', paymentMethod: 'credit_card', customer: CUSTOMER, creditCard: CARD };
-  const first = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body, headers: { 'idempotency-key': 'live-1' } });
+  const { store, accountId, purgeNow, create } = await keyedChargeService(t);
+  const first = await create('live-1');
   assert.equal(first.status, 201);
 
   // Claimed two days ago with a day to live: 2,500 of them, more than one batch.
@@ -31,12 +25,12 @@ test('expired idempotency keys are purged in batches; a live key still replays i
   await store.commit(async (tx) => {
     for (let i = 0; i < 2_500; i++) assert.equal(await tx.idempotency.claim(accountId, `old-${i}`, 'hash', claimedAt, DAY), true);
   });
-  assert.equal(await e2e.sandbox.app.idempotencyPurger.pass(), 2_500);
+  assert.equal(await purgeNow(), 2_500);
   assert.equal(await store.idempotency.get(accountId, 'old-0'), undefined);
   assert.equal(await store.idempotency.get(accountId, 'old-2499'), undefined);
-  assert.equal(await e2e.sandbox.app.idempotencyPurger.pass(), 0, 'nothing left to purge');
+  assert.equal(await purgeNow(), 0, 'nothing left to purge');
 
-  const replay = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body, headers: { 'idempotency-key': 'live-1' } });
+  const replay = await create('live-1');
   assert.equal(replay.status, 201);
   assert.equal(replay.headers['idempotent-replayed'], 'true');
   assert.deepEqual(replay.body, first.body);
