@@ -124,10 +124,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // One instance of each service behind both the API and the dashboard: the same rules whichever way a merchant acts.
   const events = new EventService(store, forwarder, now);
   const coproducers = new CoproducerService(store);
-  // Charges a crash left `processing` are settled as soon as the service is up, then periodically; so are the
-  // deliveries a crash left in the outbox.
   const idempotencyPurger = new IdempotencyPurger(store, app.log);
   app.decorate('idempotencyPurger', idempotencyPurger);
+  // Charges a crash left `processing` are settled as soon as the service is up, then periodically; so are the
+  // deliveries a crash left in the outbox, and expired idempotency keys are deleted.
   app.addHook('onReady', async () => {
     reconciler.start();
     worker.start();
