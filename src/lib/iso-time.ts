@@ -15,7 +15,7 @@ export function nowIso(): string {
 
 // Brazil has kept UTC-3 all year since 2019 (no daylight saving time): America/Sao_Paulo is a fixed offset.
 const BRAZIL_OFFSET_MS = 3 * 3_600_000;
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 let lastDay = Number.NaN;
 let lastDate = '';
 

@@ -1,7 +1,7 @@
 // Timestamp formats the emulated gateways answer with.
-import { brazilToday } from '../../lib/iso-time';
+import { brazilToday, DAY_MS } from '../../lib/iso-time';
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 
 /** 2026-01-01T10:00:00.000Z */
 export const isoNow = (): string => new Date().toISOString();
