@@ -12,8 +12,8 @@ import { PgChargesRepository } from '../src/store/pg/charges';
 import { newChargeId } from '../src/charges/orchestrator';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 
-// Issue 16: the create path's fewer statements (the first operation number taken with the insert; the last write,
-// the lock's release and the read-back in one UPDATE ... RETURNING), on both stores, and time-ordered charge ids.
+// Issue 16: the create path's fewer statements (the first operation number taken with the insert; the last write and
+// the lock's release in one UPDATE, read back in its transaction), on both stores, and time-ordered charge ids.
 
 type Repo = Pick<ChargesRepository, 'insert' | 'nextSeq' | 'settle' | 'getById' | 'findByAnyId' | 'tryLock'>;
 
@@ -92,6 +92,43 @@ test('settle by a request whose lease was taken over still writes, and leaves th
     const [owner, expires] = await s.lockOf(c.id);
     assert.equal(owner, 'reconciler', `${s.name}: not released for another holder`);
     assert.ok(Number(expires) > Date.now());
+  }
+});
+
+test('a stored charge reads back as it was written, every column (booleans, nulls and JSON columns included)', async () => {
+  for (const s of stores) {
+    const full: ChargeRecord = {
+      ...charge(), fallbackUsed: true, externalId: 'ch_full', status: 'approved', paidAmount: 1999, captured: false, customerId: 'cus_1',
+      refs: { orderId: 'or_full', chargeId: 'ch_full' }, boletoBarcodeNumber: '34191', pixExpiresAt: '2026-11-27T10:00:00.000Z',
+      boletoDueDate: '2026-11-30', card: { brand: 'visa', last4: '4242' } as ChargeRecord['card'], metadata: { order: '42' },
+      split: [{ type: 'fixed', recipient_id: 're_1', amount: 999, chargeProcessingFee: true, liable: true }], declineCode: 'none', errorCode: 'E', errorMessage: 'm',
+    };
+    await s.repo().insert(full, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+    assert.deepEqual(await s.repo().getById(full.id), full, s.name);
+    const bare = charge();
+    await s.repo().insert(bare, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+    assert.deepEqual(await s.repo().getById(bare.id), bare, `${s.name}: captured null stays null, not false`);
+  }
+});
+
+test('settle inside a transaction of the service\'s group commit answers the row as that transaction wrote it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-settle-'));
+  const store = openSqliteStore(path.join(dir, 'settle.db'));
+  try {
+    store.db.prepare("INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES ('acc_1', 'x', 'x@example.com', 1, 'whk_1', 'x', 'x')").run();
+    const c = charge();
+    let settled: ChargeRecord | undefined;
+    await store.commit(async (tx) => {
+      await tx.charges.insert(c, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+      settled = await tx.charges.settle(c.id, { status: 'approved', paidAmount: 1999, externalId: 'ch_tx' }, 'creator');
+    });
+    assert.equal(settled?.status, 'approved');
+    assert.equal(settled?.externalId, 'ch_tx');
+    assert.deepEqual(settled, await store.charges.getById(c.id));
+    await assert.rejects(store.commit((tx) => tx.charges.settle('chg_missing', { status: 'failed' }, 'creator').then(() => undefined)), /not stored/);
+  } finally {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

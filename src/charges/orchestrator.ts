@@ -182,6 +182,8 @@ export class ChargeService {
     let unknown: { gateway: GatewayId; reason: string } | undefined;
     let deadlinePassed = false;
     const tried: GatewayId[] = [];
+    /** The gateway the stored row names (the row is born naming the plan's first). */
+    let storedGateway = charge.gateway;
     /** The customer each gateway's create was sent with, where RouteGate registered (or reused) the payer. */
     const customerIds = new Map<GatewayId, string>();
 
@@ -216,6 +218,7 @@ export class ChargeService {
           for (const w of writes) await w(tx);
           seq = await tx.charges.nextSeq(charge.id);
           await tx.charges.update(charge.id, { gateway: step.gateway });
+          storedGateway = step.gateway;
         }
         await tx.charges.addAttempt(charge.id, { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0 });
       });
@@ -292,6 +295,8 @@ export class ChargeService {
     const holder = won?.gateway ?? unknown?.gateway ?? (lastFailure?.decline ? lastFailure.gateway : undefined);
     const customerId = holder ? customerIds.get(holder) : undefined;
     if (customerId) outcome.patch.customerId = customerId;
+    // The gateway column is in an index: setting it to the value it holds would still rewrite its index entry.
+    if (outcome.patch.gateway === storedGateway) delete outcome.patch.gateway;
     const writes = pending;
     let settled: ChargeRecord | undefined;
     await store.commit(async (tx) => {
