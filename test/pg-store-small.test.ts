@@ -120,7 +120,7 @@ test('coproducers: listed newest first, ties by id bytewise, paged by cursor', a
   assert.deepEqual(paged, want);
 });
 
-test('charge stats: per UTC day and gateway since a date, approved counting refunded, ordered by day then gateway', async () => {
+test('charge stats: per calendar day in Brazil (UTC-3) and gateway since an instant, approved counting refunded, ordered by day then gateway', async () => {
   await insertPgAccount(db.pool, 'acc_stats');
   const charges = new PgChargesRepository(db.pool, {});
   const stats = new PgChargeStatsRepository(db.pool);
@@ -134,20 +134,22 @@ test('charge stats: per UTC day and gateway since a date, approved counting refu
     } satisfies ChargeRecord;
     await charges.insert(c, { owner: 'x', expiresAt: 0 });
   };
-  await add('2024-03-31T23:59:59.999Z', 'gw_a', 'approved'); // before `since`
-  await add('2024-04-01T00:00:00.000Z', 'gw_b', 'approved');
+  // 1 April in São Paulo runs from 03:00 UTC on the 1st to 03:00 UTC on the 2nd.
+  await add('2024-04-01T02:59:59.999Z', 'gw_a', 'approved'); // before `since`: 31 March, 23:59 in Brazil
+  await add('2024-04-01T03:00:00.000Z', 'gw_b', 'approved');
   await add('2024-04-01T10:00:00.000Z', 'gw_b', 'refunded');
   await add('2024-04-01T11:00:00.000Z', 'gw_b', 'declined');
   await add('2024-04-01T12:00:00.000Z', 'gw_a', 'processing');
   await add('2024-04-01T13:00:00.000Z', null, 'failed');
-  await add('2024-04-02T00:00:00.000Z', 'gw_a', 'declined');
-  assert.deepEqual(await stats.dailyByGateway('acc_stats', '2024-04-01T00:00:00.000Z'), [
+  await add('2024-04-02T02:59:59.999Z', 'gw_a', 'declined'); // 23:59 on the 1st in Brazil, the 2nd in UTC
+  await add('2024-04-02T03:00:00.000Z', 'gw_a', 'approved');
+  assert.deepEqual(await stats.dailyByGateway('acc_stats', '2024-04-01T03:00:00.000Z'), [
     { day: '2024-04-01', gateway: '', total: 1, approved: 0, declined: 0 },
-    { day: '2024-04-01', gateway: 'gw_a', total: 1, approved: 0, declined: 0 },
+    { day: '2024-04-01', gateway: 'gw_a', total: 2, approved: 0, declined: 1 },
     { day: '2024-04-01', gateway: 'gw_b', total: 3, approved: 2, declined: 1 },
-    { day: '2024-04-02', gateway: 'gw_a', total: 1, approved: 0, declined: 1 },
+    { day: '2024-04-02', gateway: 'gw_a', total: 1, approved: 1, declined: 0 },
   ]);
-  assert.deepEqual(await stats.dailyByGateway('acc_1', '2024-04-01T00:00:00.000Z'), []);
+  assert.deepEqual(await stats.dailyByGateway('acc_1', '2024-04-01T03:00:00.000Z'), []);
 });
 
 test('meta: absent until set, then the last value set', async () => {

@@ -1,5 +1,6 @@
 import { html, type Html } from './html';
 import type { DailyGatewayCount } from '../store/charge-stats';
+import { brazilDayNumber, dayNumberDate } from '../lib/iso-time';
 
 export interface GatewayTotals { gateway: string; total: number; approved: number; declined: number; approvalRate: number | null }
 
@@ -7,10 +8,13 @@ const DAYS = 30;
 const W = 600;
 const H = 160;
 
-/** The last 30 UTC days, oldest first, as YYYY-MM-DD. */
+/**
+ * The last 30 calendar days in Brazil, today's included, oldest first, as YYYY-MM-DD: the days a Brazilian merchant
+ * counts in (src/lib/iso-time.ts). In UTC, a charge made at 22:00 in São Paulo would count on tomorrow's bar.
+ */
 export function lastDays(now: number, days = DAYS): string[] {
-  const today = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate());
-  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  const today = brazilDayNumber(now);
+  return Array.from({ length: days }, (_, i) => dayNumberDate(today - (days - 1 - i)));
 }
 
 /** Per gateway over the period: charges, approvals, declines and approval rate (approved of approved + declined). */

@@ -1,4 +1,5 @@
 import type { DB } from './db';
+import { BRAZIL_UTC_OFFSET_HOURS } from '../lib/iso-time';
 
 export interface DailyGatewayCount { day: string; gateway: string; total: number; approved: number; declined: number }
 
@@ -10,12 +11,12 @@ export class ChargeStatsRepository {
   private readonly daily;
 
   constructor(db: DB) {
-    this.daily = db.prepare(`SELECT substr(created_at, 1, 10) AS day, COALESCE(gateway, '') AS gateway, COUNT(*) AS total,
+    this.daily = db.prepare(`SELECT date(created_at, '${BRAZIL_UTC_OFFSET_HOURS} hours') AS day, COALESCE(gateway, '') AS gateway, COUNT(*) AS total,
         SUM(status IN ${APPROVED}) AS approved, SUM(status = 'declined') AS declined
       FROM charges WHERE account_id = ? AND created_at >= ? GROUP BY day, gateway ORDER BY day, gateway`);
   }
 
-  /** Charges per day (UTC) and gateway since `sinceIso`. */
+  /** Charges per calendar day in Brazil (src/lib/iso-time.ts) and gateway, created at or after `sinceIso`. */
   async dailyByGateway(accountId: string, sinceIso: string): Promise<DailyGatewayCount[]> {
     return this.daily.all(accountId, sinceIso) as DailyGatewayCount[];
   }

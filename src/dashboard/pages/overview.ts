@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { html } from '../html';
-import { chargesChart } from '../chart';
+import { chargesChart, lastDays } from '../chart';
 import { formatDate } from '../layout';
 import { GATEWAY_CHOICES, gatewayName } from '../gateway-labels';
 import { ownAccount, type DashboardDeps, type DashboardPage } from '../context';
 import { webhookUrls } from '../../accounts/webhook-urls';
 import { GATEWAY_IDS } from '../../gateways/registry-ids';
 import { clock } from '../../lib/clock';
+import { brazilDayStartIso } from '../../lib/iso-time';
 
 /** Owner: the account at a glance, the webhook URL to paste into each gateway's panel, the 30-day chart. */
 export const overview: DashboardPage = {
@@ -18,7 +19,8 @@ export const overview: DashboardPage = {
       const urls = webhookUrls(deps.publicUrl(), account.webhookToken);
       const configured = new Set((await deps.vault.list(account.id)).map((c) => c.gateway));
       const key = await deps.store.apiKeys.live(account.id);
-      const since = new Date(clock.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+      // From the start of the chart's first day in Brazil: the totals beside the chart count the days it shows.
+      const since = brazilDayStartIso(lastDays(clock.now())[0]);
       const stats = await deps.store.chargeStats.dailyByGateway(account.id, since);
       return deps.render(request, reply, {
         title: 'Overview', body: html`<h1>${account.name}</h1>
