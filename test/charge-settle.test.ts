@@ -15,7 +15,7 @@ import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './
 // Issue 16: the create path's fewer statements (the first operation number taken with the insert; the last write and
 // the lock's release in one UPDATE, read back in its transaction), on both stores, and time-ordered charge ids.
 
-type Repo = Pick<ChargesRepository, 'insert' | 'nextSeq' | 'settle' | 'getById' | 'findByAnyId' | 'tryLock'>;
+type Repo = Pick<ChargesRepository, 'insert' | 'nextSeq' | 'settle' | 'update' | 'getById' | 'findByAnyId' | 'tryLock'>;
 
 let pgDb: MigratedPgDatabase;
 const stores: Array<{ name: string; repo: () => Repo; lockOf: (id: string) => Promise<unknown[]> }> = [];
@@ -129,6 +129,22 @@ test('settle inside a transaction of the service\'s group commit answers the row
   } finally {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('update sets only its columns and indexes the gateway ids it brings under the row\'s account; a charge not stored is left alone', async () => {
+  for (const s of stores) {
+    const c = charge();
+    await s.repo().insert(c, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+    await s.repo().update(c.id, { gateway: 'asaas' });
+    assert.deepEqual({ ...(await s.repo().getById(c.id))!, updatedAt: c.updatedAt }, { ...c, gateway: 'asaas' }, s.name);
+    await s.repo().update(c.id, { externalId: `pay_${c.id}`, refs: { chargeId: `ch_${c.id}` } });
+    assert.equal((await s.repo().findByAnyId('acc_1', `pay_${c.id}`))?.id, c.id, `${s.name}: the gateway's id`);
+    assert.equal((await s.repo().findByAnyId('acc_1', `ch_${c.id}`))?.id, c.id, `${s.name}: a ref`);
+    assert.equal(await s.repo().findByAnyId('acc_2', `pay_${c.id}`), undefined, `${s.name}: only in the charge's account`);
+    await s.repo().update('chg_missing', { externalId: 'pay_missing' });
+    assert.equal(await s.repo().getById('chg_missing'), undefined);
+    assert.equal(await s.repo().findByAnyId('acc_1', 'pay_missing'), undefined, `${s.name}: no id indexed for a charge not stored`);
   }
 });
 
