@@ -35,8 +35,7 @@ export function totals(rows: DailyGatewayCount[]): GatewayTotals[] {
  * Charges per day as stacked bars, one colour per gateway (classes g0..g5 in the stylesheet: no inline style
  * under the CSP), with the numbers in a table beside it for anyone who cannot read colours.
  */
-export function chargesChart(rows: DailyGatewayCount[], gateways: string[], labelOf: (id: string) => string, now: number): Html {
-  const days = lastDays(now);
+export function chargesChart(rows: DailyGatewayCount[], gateways: string[], labelOf: (id: string) => string, days: string[]): Html {
   const perDay = new Map<string, Map<string, number>>();
   for (const r of rows) {
     const m = perDay.get(r.day) ?? new Map<string, number>();
@@ -57,7 +56,7 @@ export function chargesChart(rows: DailyGatewayCount[], gateways: string[], labe
   const t = totals(rows);
   return html`<figure class="chart">
 <svg viewBox="0 0 ${W} ${H + 20}" role="img" aria-labelledby="chart-title" preserveAspectRatio="none">
-  <title id="chart-title">Charges per day and gateway, last ${DAYS} days (most in one day: ${max})</title>
+  <title id="chart-title">Charges per day and gateway, last ${days.length} days (most in one day: ${max})</title>
   <line class="axis" x1="0" y1="${H}" x2="${W}" y2="${H}"></line>
   ${bars}
   <text class="tick" x="0" y="${H + 15}">${days[0]}</text>
@@ -65,7 +64,7 @@ export function chargesChart(rows: DailyGatewayCount[], gateways: string[], labe
 </svg>
 <figcaption>
 <table class="legend"><thead><tr><th>Gateway</th><th>Charges</th><th>Approved</th><th>Declined</th><th>Approval rate</th></tr></thead><tbody>
-${t.length === 0 ? html`<tr><td colspan="5" class="muted">No charges in the last ${DAYS} days.</td></tr>` : t.map((r) => html`<tr data-gateway="${r.gateway}">
+${t.length === 0 ? html`<tr><td colspan="5" class="muted">No charges in the last ${days.length} days.</td></tr>` : t.map((r) => html`<tr data-gateway="${r.gateway}">
 <td><span class="swatch ${colour(r.gateway)}"></span>${r.gateway ? labelOf(r.gateway) : 'none (refused before any gateway)'}</td><td>${r.total}</td><td>${r.approved}</td><td>${r.declined}</td>
 <td>${r.approvalRate === null ? '–' : `${Math.round(r.approvalRate * 100)}%`}</td></tr>`)}
 </tbody></table>

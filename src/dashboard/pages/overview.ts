@@ -20,8 +20,8 @@ export const overview: DashboardPage = {
       const configured = new Set((await deps.vault.list(account.id)).map((c) => c.gateway));
       const key = await deps.store.apiKeys.live(account.id);
       // From the start of the chart's first day in Brazil: the totals beside the chart count the days it shows.
-      const since = brazilDayStartIso(lastDays(clock.now())[0]);
-      const stats = await deps.store.chargeStats.dailyByGateway(account.id, since);
+      const days = lastDays(clock.now());
+      const stats = await deps.store.chargeStats.dailyByGateway(account.id, brazilDayStartIso(days[0]));
       return deps.render(request, reply, {
         title: 'Overview', body: html`<h1>${account.name}</h1>
 <section class="cards">
@@ -31,7 +31,7 @@ export const overview: DashboardPage = {
 </section>
 <section class="card">
 <h2>Charges, last 30 days</h2>
-${chargesChart(stats, [...GATEWAY_IDS], gatewayName, clock.now())}
+${chargesChart(stats, [...GATEWAY_IDS], gatewayName, days)}
 </section>
 <section class="card">
 <h2>Webhook URLs</h2>
