@@ -16,6 +16,7 @@ import { probeRoutes } from './http/probes';
 import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { RequestLog } from './http/request-log';
+import { requestLoggerFactory } from './http/request-logger';
 import { censorSecrets, clientRequestId, requestSerializer, responseSerializer } from './lib/redact';
 import { chargeRoutes } from './charges/routes';
 import { coproducerRoutes } from './splits/routes';
@@ -74,7 +75,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       serializers: { req: requestSerializer, res: responseSerializer },
       ...(opts.logStream ? { stream: opts.logStream } : {}),
     },
-    childLoggerFactory: (logger, bindings, options) => logger.child(censorSecrets(bindings), options),
+    childLoggerFactory: requestLoggerFactory(censorSecrets),
     logController: new RequestLog(),
     bodyLimit: config.bodyLimit,
     genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? randomUUID(),

@@ -1,5 +1,6 @@
 import { LogController } from 'fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { PinoLogger } from './request-logger';
 
 /**
  * One `info` line per request, written when it is answered: `request completed` with `req` (method, path,
@@ -15,6 +16,8 @@ export class RequestLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
+    // Below the level in force (a service run at `warn`) the line is not even built.
+    if (!error && !(request.log as PinoLogger).isLevelEnabled('info')) return;
     const line: Record<string, unknown> = { req: request, res: reply, responseTime: reply.elapsedTime };
     const chargeId = reply.getHeader('x-rg-charge-id');
     if (chargeId !== undefined) {
