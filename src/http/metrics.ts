@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { LRUCache } from 'lru-cache';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AttemptRecord } from '../store/charges';
 import { rgError } from '../errors';
+import { SeriesCounter, SeriesHistogram } from './series';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -16,10 +16,11 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status_code'>;
-  private readonly requestSeconds: Histogram<'method' | 'route' | 'status_code'>;
-  private readonly attempts: Counter<'gateway' | 'operation' | 'outcome'>;
-  private readonly attemptSeconds: Histogram<'gateway' | 'operation' | 'outcome'>;
+  // Observed on every request and gateway call: series.ts's metrics (label values given in labelNames' order).
+  private readonly requests: SeriesCounter;
+  private readonly requestSeconds: SeriesHistogram;
+  private readonly attempts: SeriesCounter;
+  private readonly attemptSeconds: SeriesHistogram;
   private readonly fallbacks: Counter<'gateway'>;
   private readonly declines: Counter<'gateway' | 'code'>;
   private readonly webhooksReceived: Counter<'gateway'>;
@@ -27,19 +28,19 @@ export class Metrics {
   private readonly webhooksRejected: Counter<'gateway'>;
   private readonly deliveries: Counter<'outcome'>;
   // An attempt row is written when it finishes, and again if the reconciler later settles it: count it once.
-  private readonly counted = new LRUCache<string, true>({ max: 10_000 });
+  private readonly counted = new RecentKeys(10_000);
 
   constructor(opts: { backlog: () => Promise<number>; outboxBacklog?: () => Promise<number> }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'routegate_' });
-    this.requests = new Counter({ name: 'routegate_http_requests_total', help: 'HTTP answers by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
-    this.requestSeconds = new Histogram({
+    this.requests = new SeriesCounter({ name: 'routegate_http_requests_total', help: 'HTTP answers by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], registers });
+    this.requestSeconds = new SeriesHistogram({
       name: 'routegate_http_request_duration_seconds', help: 'Time to answer, by method, route pattern and status', labelNames: ['method', 'route', 'status_code'], buckets: SECONDS, registers,
     });
-    this.attempts = new Counter({
+    this.attempts = new SeriesCounter({
       name: 'routegate_gateway_attempts_total', help: 'Gateway calls by gateway, operation (charge, capture, cancel, refund, retrieve, reconcile) and outcome', labelNames: ['gateway', 'operation', 'outcome'], registers,
     });
-    this.attemptSeconds = new Histogram({
+    this.attemptSeconds = new SeriesHistogram({
       name: 'routegate_gateway_attempt_duration_seconds', help: 'Gateway call latency by gateway, operation and outcome (skipped attempts excluded)', labelNames: ['gateway', 'operation', 'outcome'], buckets: SECONDS, registers,
     });
     this.fallbacks = new Counter({ name: 'routegate_charge_fallbacks_total', help: 'Charges processed by a fallback gateway, by that gateway', labelNames: ['gateway'], registers });
@@ -68,10 +69,8 @@ export class Metrics {
 
   attemptFinished(chargeId: string, a: AttemptRecord): void {
     if (a.outcome === 'in_flight') return;
-    const key = `${chargeId}:${a.seq}`;
-    if (this.counted.has(key)) return;
-    this.counted.set(key, true);
-    const labels = { gateway: a.gateway, operation: a.operation, outcome: a.outcome };
+    if (!this.counted.add(`${chargeId}:${a.seq}`)) return;
+    const labels = [a.gateway, a.operation, a.outcome];
     this.attempts.inc(labels);
     if (a.outcome !== 'skipped') this.attemptSeconds.observe(labels, a.durationMs / 1000);
     // DESIGN.md: a decline's public message starts with the normalized decline code.
@@ -79,7 +78,7 @@ export class Metrics {
   }
 
   answered(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status_code: String(status) };
+    const labels = [method, route, status];
     this.requests.inc(labels);
     this.requestSeconds.observe(labels, seconds);
   }
@@ -96,6 +95,28 @@ export class Metrics {
 
   fallback(gateway: string): void {
     this.fallbacks.inc({ gateway });
+  }
+}
+
+/**
+ * Keys seen lately: at least the last `size / 2`, at most `size`. Two generations of a Set, the older dropped
+ * whole when the newer fills: a lookup and an insert per key, with no per-key recency bookkeeping.
+ */
+export class RecentKeys {
+  private newer = new Set<string>();
+  private older = new Set<string>();
+
+  constructor(private readonly size: number) {}
+
+  /** False when the key was seen lately; otherwise remembers it. */
+  add(key: string): boolean {
+    if (this.newer.has(key) || this.older.has(key)) return false;
+    if (this.newer.size >= this.size / 2) {
+      this.older = this.newer;
+      this.newer = new Set();
+    }
+    this.newer.add(key);
+    return true;
   }
 }
 
