@@ -1,10 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { rgError } from '../errors';
 
+// Walked on every request's body: own keys read in place (Object.entries would copy each object into pairs).
 function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (depth > 64 || value === null || typeof value !== 'object') return false;
-  for (const [k, v] of Object.entries(value)) if (k.includes('\u0000') || holdsNul(v, depth + 1)) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsNul(value[i], depth + 1)) return true;
+    return false;
+  }
+  const object = value as Record<string, unknown>;
+  for (const k in object) {
+    if (Object.hasOwn(object, k) && (k.includes('\u0000') || holdsNul(object[k], depth + 1))) return true;
+  }
   return false;
 }
 

@@ -112,10 +112,11 @@ export class MappingSet {
     return this.mappings.has(name);
   }
 
-  async evaluate<T = any>(name: string, input: unknown, extraBindings: Record<string, unknown> = {}): Promise<T> {
+  async evaluate<T = any>(name: string, input: unknown, extraBindings?: Record<string, unknown>): Promise<T> {
     const mapping = this.mappings.get(name);
     if (!mapping) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
-    const bindings = { ...this.bindings, ...extraBindings };
+    // Neither engine writes to the bindings it is given, so without extra ones the set's own object serves.
+    const bindings = extraBindings ? { ...this.bindings, ...extraBindings } : this.bindings;
     if (mapping.compiled) {
       try {
         return mapping.compiled(input, bindings, MAPPING_LIMITS) as T;

@@ -51,6 +51,10 @@ test('a NUL character in the path, the query or the body is a 400 in the envelop
     ['GET', '/api/v1/charges/%00', undefined],
     ['GET', '/api/v1/charges?status=ap%00proved', undefined],
     ['POST', '/api/v1/charges', { paymentMethod: 'pix', amount: 1000, description: 'a\u0000b' }],
+    // Deeper: a key, a nested value, an array's item.
+    ['POST', '/api/v1/charges', { paymentMethod: 'pix', amount: 1000, metadata: { 'order\u0000id': '1' } }],
+    ['POST', '/api/v1/charges', { paymentMethod: 'pix', amount: 1000, customer: { name: 'Maria', address: { street: 'Rua\u0000A' } } }],
+    ['POST', '/api/v1/charges', { paymentMethod: 'pix', amount: 1000, split: [{ recipientId: 'cop_1', percentage: 10 }, { recipientId: 'cop_\u00002', percentage: 5 }] }],
   ] as const) {
     const res = await svc.call(method, path, { key, ...(body ? { body } : {}) });
     expectError(res, 'VALIDATION_ERROR', 400);
