@@ -80,6 +80,9 @@ export interface LoadedMapping {
   path: EnginePath;
 }
 
+/** `compile: false` keeps every mapping on the interpreter; `generate: false` keeps compiled ones as closures (tests). */
+export interface MappingOptions { compile?: boolean; generate?: boolean }
+
 /** One gateway's compiled mappings. */
 export class MappingSet {
   private readonly bindings: Record<string, unknown>;
@@ -89,12 +92,12 @@ export class MappingSet {
     public readonly gateway: GatewayId,
     expressions: Map<string, Expression>,
     public readonly statusTable: Record<string, string>,
-    options: { compile?: boolean } = {},
+    options: MappingOptions = {},
   ) {
     this.bindings = mappingFunctions(statusTable);
     this.mappings = new Map([...expressions].map(([name, expression]): [string, LoadedMapping] => {
       if (options.compile === false) return [name, { expression, path: { engine: 'interpreter', reason: 'compilation turned off' } }];
-      const { fn, path } = compileExpression(expression);
+      const { fn, path } = compileExpression(expression, { generate: options.generate });
       return [name, { expression, compiled: fn, path }];
     }));
   }
@@ -188,7 +191,7 @@ export type MappingRegistry = Map<GatewayId, MappingSet>;
  * Compile every mappings/<gateway>/*.jsonata once, for the registered gateways (or `gateways`, e.g. the unregistered
  * template's). A broken file stops start-up naming it.
  */
-export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly GatewayId[] = GATEWAY_IDS, options: { compile?: boolean } = {}): MappingRegistry {
+export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly GatewayId[] = GATEWAY_IDS, options: MappingOptions = {}): MappingRegistry {
   const registry: MappingRegistry = new Map();
   const problems: string[] = [];
   for (const gateway of gateways) {

@@ -45,7 +45,7 @@ export function compileFunction(node: Node, compileNode: Compile, builtin?: any)
 }
 
 /** A function passed as an argument, as jsonata wraps it for higher-order built-ins: callable with an arity. */
-function asCallable(f: any): any {
+export function asCallable(f: any): any {
   if (typeof f === 'function' && !f[LAMBDA]) return f;
   const wrapped: any = (...params: any[]) => apply(f, params, undefined);
   wrapped.arity = f[LAMBDA] ? f.arity : f.implementation.length;
@@ -68,7 +68,7 @@ export function apply(f: any, args: any[], input: any): any {
   throw jerr('T1006');
 }
 
-function settled(result: any): any {
+export function settled(result: any): any {
   if (result && typeof result.then === 'function') throw new NeedsInterpreter('async built-in');
   return result;
 }

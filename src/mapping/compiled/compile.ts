@@ -14,6 +14,7 @@ import { compileAnswer } from './answer';
 import { concurrentFailure } from './concurrent';
 import { compilePath, frameFromTuple } from './paths';
 import { compileWithSlots, slotOf, slotsFor, type Slots } from './slots';
+import { generateAnswer, type CodegenHooks } from './codegen';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export { Unsupported } from './unsupported';
@@ -36,17 +37,20 @@ let resolved: Set<string> = new Set();
 let compiledNodes = new Map<Node, Fn>();
 
 /**
- * Compile a whole expression, whose function answers plain JSON (compileAnswer): the names it binds are collected
- * first, for builtinFor.
+ * Compile a whole expression, whose function answers plain JSON: one generated function (codegen.ts) unless
+ * `generate` is false or the platform forbids generating code, else compileAnswer's closures. The names it binds
+ * are collected first, for builtinFor.
  */
-export function compileRoot(ast: Node): { root: Fn; builtinNames: string[]; slots: Slots } {
+export function compileRoot(ast: Node, options: { generate?: boolean } = {}): { root: Fn; builtinNames: string[]; slots: Slots; generated: boolean } {
   rebound = boundNames(ast);
   resolved = new Set();
   compiledNodes = new Map();
   const slots = slotsFor(rebound);
   try {
-    const root = compileWithSlots(slots, () => compileAnswer(ast, compileNode));
-    return { root, builtinNames: [...resolved], slots };
+    // One generated function where the platform allows it, else the closures (both give the same answers).
+    const generatedRoot = options.generate === false ? undefined : compileWithSlots(slots, () => generateAnswer(ast, CODEGEN_HOOKS));
+    const root = generatedRoot ?? compileWithSlots(slots, () => compileAnswer(ast, compileNode));
+    return { root, builtinNames: [...resolved], slots, generated: generatedRoot !== undefined };
   } finally {
     rebound = new Set();
     resolved = new Set();
@@ -165,6 +169,15 @@ function compileName(key: string): Fn {
 
 /** collapse(v, false) for a value that is not a sequence more often than not: one check before the call. */
 const collapseValue = (v: any): any => (Array.isArray(v) && (v as any).sequence === true ? collapse(v, false) : v);
+
+/** What the generated answer (codegen.ts) takes from this compiler: the closures of what it does not write itself. */
+const CODEGEN_HOOKS: CodegenHooks = {
+  compileNode: (n) => compileNode(n),
+  compileAnswer: (n) => compileAnswer(n, compileNode),
+  builtinFor: (n) => builtinFor(n),
+  collapseValue,
+  asyncBuiltins: ASYNC_BUILTINS,
+};
 
 function compileCore(node: Node): Fn {
   switch (node.type) {

@@ -10,7 +10,8 @@ export { ConcurrentErrors, describeError } from './concurrent';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** How a mapping is evaluated: `compiled` (plain synchronous JS) or `interpreter` with the reason. */
-export type EnginePath = { engine: 'compiled' } | { engine: 'interpreter'; reason: string };
+/** `generated`: the whole answer is one generated function (codegen.ts); otherwise a tree of closures (compile.ts). */
+export type EnginePath = { engine: 'compiled'; generated: boolean } | { engine: 'interpreter'; reason: string };
 
 export interface Limits {
   /** Nested evaluations (calls, blocks, a lambda call as deep as its body nests) before the evaluation is stopped. */
@@ -23,12 +24,13 @@ export interface Limits {
 export type CompiledMapping = (input: unknown, bindings: Record<string, unknown>, limits: Limits) => unknown;
 
 /** The AST jsonata parsed (`expression.ast()`) -> a synchronous function, or why it stays on the interpreter. */
-export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?: CompiledMapping; path: EnginePath } {
+export function compileExpression(expression: ReturnType<typeof jsonata>, options: { generate?: boolean } = {}): { fn?: CompiledMapping; path: EnginePath } {
   let root: Fn;
   let builtinNames: string[];
   let slots: Slots;
+  let generated: boolean;
   try {
-    ({ root, builtinNames, slots } = compileRoot(expression.ast()));
+    ({ root, builtinNames, slots, generated } = compileRoot(expression.ast(), options));
   } catch (err) {
     if (err instanceof Unsupported) return { path: { engine: 'interpreter', reason: `uses ${err.message}` } };
     throw err;
@@ -52,5 +54,5 @@ export function compileExpression(expression: ReturnType<typeof jsonata>): { fn?
     }
     return root(value, env);
   };
-  return { fn, path: { engine: 'compiled' } };
+  return { fn, path: { engine: 'compiled', generated } };
 }

@@ -30,14 +30,14 @@ export function compileBinary(node: Node, compileNode: (n: Node) => Fn): Fn {
   }
 }
 
-function numeric(l: any, r: any, op: string): any {
+export function numeric(l: any, r: any, op: string): any {
   if (l !== undefined && !isNumeric(l)) throw jerr('T2001', { value: l });
   if (r !== undefined && !isNumeric(r)) throw jerr('T2002', { value: r });
   if (l === undefined || r === undefined) return undefined;
   return op === '+' ? l + r : op === '-' ? l - r : op === '*' ? l * r : op === '/' ? l / r : l % r;
 }
 
-function compare(l: any, r: any, op: string): any {
+export function compare(l: any, r: any, op: string): any {
   const lt = typeof l;
   const rt = typeof r;
   const lc = lt === 'undefined' || lt === 'string' || lt === 'number';

@@ -82,7 +82,7 @@ export function compilePath(node: Node, compileNode: Compile, compileFilter: Com
 }
 
 /** `$var.a.b` or `a.b`: a variable or a name, then names alone (no predicates, stages, `#`, `[]`). */
-function plainNames(nodes: Node[]): boolean {
+export function plainNames(nodes: Node[]): boolean {
   const plain = (n: Node) => n.predicate === undefined && n.stages === undefined && !n.keepArray && !n.tuple && !n.consarray && n.index === undefined;
   if (!nodes.every(plain) || !nodes.slice(1).every((n) => n.type === 'name')) return false;
   return nodes[0].type === 'name' || (nodes[0].type === 'variable' && nodes.length > 1);
