@@ -23,13 +23,13 @@ export function compileAnswer(node: Node, compileNode: Compile): Fn {
 }
 
 /** Nodes compileNode evaluates without its wrapper's predicates, `[]` and group-by (blocks keep only its depth count). */
-const unwrapped = (node: Node): boolean => node.predicate === undefined && node.keepArray !== true && !node.group;
+export const unwrapped = (node: Node): boolean => node.predicate === undefined && node.keepArray !== true && !node.group;
 
 /**
  * Nodes whose value is never a sequence, so that collapsing it changes nothing: object and array constructors,
  * literals, and conditions choosing between these.
  */
-function neverSequence(node: Node): boolean {
+export function neverSequence(node: Node): boolean {
   if (!unwrapped(node)) return false;
   switch (node.type) {
     case 'string': case 'number': case 'value': return true;

@@ -1,10 +1,11 @@
 // A mapping's answer as one generated JS function instead of a tree of closures: blocks, bindings, conditions,
-// operators, variables and literals are written inline as statements, and each object or array the answer
-// constructs is built in place. Every node keeps the semantics of its closure (compile.ts, answer.ts,
-// operators.ts), line for line; a node the generator does not write (paths, function calls, constructors inside
-// operands, filters...) is evaluated by its closure, called from the generated code. In the service a mapping's
-// closures cost a call per node, through call sites shared by every mapping (megamorphic), which made the two
-// mappings of a charge a tenth of its CPU. Where code generation is forbidden
+// operators, variables, literals, name paths, function calls and object and array constructors are written inline
+// as statements, and the objects and arrays the answer constructs are built plain in place. Every node keeps the
+// semantics of its closure (compile.ts, answer.ts, operators.ts, calls.ts, paths.ts), line for line; a node the
+// generator does not write (filters, `#$i`, lambdas, regexes, ranges, a path over an array, a constructor over a
+// list) is evaluated by its closure, called from the generated code. In the service the closures cost a call per
+// node through call sites every mapping shares (megamorphic), and the two mappings of a charge were a tenth of its
+// CPU (docs/performance.md, eighth round). Where code generation is forbidden
 // (`--disallow-code-generation-from-strings`) the closures serve as before.
 import {
   append, budget, collapse, enter, focus, isDeepEqual, isFunction, shadowed, syncPorts, toBoolean, toStr, type Fn,
@@ -16,6 +17,7 @@ import { compare, numeric } from './operators';
 import { concurrentFailure } from './concurrent';
 import { constantKeys } from './objects';
 import { toPlain, toPlainItem } from './plain';
+import { neverSequence, unwrapped } from './answer';
 import { slotOf } from './slots';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -38,19 +40,6 @@ export interface CodegenHooks {
 const MAX_SOURCE = 200_000;
 
 const isLiteral = (node: Node): boolean => unwrapped(node) && (node.type === 'string' || node.type === 'number' || node.type === 'value');
-
-const unwrapped = (node: Node): boolean => node.predicate === undefined && node.keepArray !== true && !node.group;
-
-/** answer.ts's neverSequence: nodes whose value collapsing leaves as it is. */
-function neverSequence(node: Node): boolean {
-  if (!unwrapped(node)) return false;
-  switch (node.type) {
-    case 'string': case 'number': case 'value': return true;
-    case 'unary': return node.value === '{' || node.value === '[';
-    case 'condition': return neverSequence(node.then) && (node.else === undefined || neverSequence(node.else));
-    default: return false;
-  }
-}
 
 class Writer {
   readonly lines: string[] = [];
@@ -111,18 +100,28 @@ class Writer {
     const keys = constantKeys(node);
     const whole = this.ref(this.hooks.compileNode(node));
     if (keys === undefined) return this.assign(`${whole}(input, ${env})`);
-    const values = this.ref(node.lhs.map((pair: Node[]) => this.hooks.compileNode(pair[1])));
+    const values = node.lhs.map((pair: Node[]) => this.hooks.compileNode(pair[1]));
+    return this.constructed(node, keys, env, `${whole}(input, ${env})`, values, (n) => this.value(n, env));
+  }
+
+  /**
+   * `{'k': v, ...}` with constant keys: over a list `overList`, else each value written by `write` and stored unless
+   * undefined, in key order; after a failed value, the ones after it are evaluated by their `closures`
+   * (concurrent.ts), as object-literal.ts's constructor does.
+   */
+  private constructed(node: Node, keys: string[], env: string, overList: string, closures: Fn[], write: (n: Node) => string): string {
     const t = this.temp();
     const depth = this.temp();
     const at = this.temp();
-    this.lines.push(`if (Array.isArray(input)) ${t} = ${whole}(input, ${env});`, 'else {');
+    const failed = this.ref(closures);
+    this.lines.push(`if (Array.isArray(input)) ${t} = ${overList};`, 'else {');
     this.lines.push(`${t} = {};`, `${depth} = budget.depth;`, `${at} = 0;`, 'try {');
     keys.forEach((key, i) => {
       this.lines.push(`${at} = ${i};`);
-      const v = this.value(node.lhs[i][1], env);
+      const v = write(node.lhs[i][1]);
       this.lines.push(`if (${v} !== undefined) ${t}[${JSON.stringify(key)}] = ${v};`);
     });
-    this.lines.push('} catch (err) {', `throw concurrentFailure(err, ${depth}, ${at}, ${keys.length}, (i) => ${values}[i](input, ${env}));`, '}', '}');
+    this.lines.push('} catch (err) {', `throw concurrentFailure(err, ${depth}, ${at}, ${keys.length}, (i) => ${failed}[i](input, ${env}));`, '}', '}');
     return t;
   }
 
@@ -221,14 +220,22 @@ class Writer {
 
   /** compileCondition(node, collapsed = true). */
   private condition(node: Node, env: string): string {
+    return this.assign(`collapseValue(${this.choice(node, env, (n) => this.value(n, env))})`);
+  }
+
+  /**
+   * `c ? a : b` as a statement: the branch `write` writes (or undefined) in a temp. One push per line: a branch
+   * writes its own lines while its value is computed, and they belong inside the branch.
+   */
+  private choice(node: Node, env: string, write: (n: Node) => string): string {
     const t = this.temp();
     const cond = this.value(node.condition, env);
     this.lines.push(`if (toBoolean(${cond})) {`);
-    this.lines.push(`${t} = ${this.value(node.then, env)};`);
+    this.lines.push(`${t} = ${write(node.then)};`);
     this.lines.push('} else {');
-    this.lines.push(`${t} = ${node.else === undefined ? 'undefined' : this.value(node.else, env)};`);
+    this.lines.push(`${t} = ${node.else === undefined ? 'undefined' : write(node.else)};`);
     this.lines.push('}');
-    return this.assign(`collapseValue(${t})`);
+    return t;
   }
 
   /** compileBind(node, collapsed = true). */
@@ -297,20 +304,9 @@ class Writer {
   private objectAnswer(node: Node, env: string): string | undefined {
     const keys = constantKeys(node);
     if (keys === undefined || keys.includes('toJSON')) return undefined;
-    const t = this.temp();
-    const depth = this.temp();
-    const at = this.temp();
     const general = this.ref(this.hooks.compileNode(node));
-    const values = this.ref(node.lhs.map((pair: Node[]) => this.hooks.compileAnswer(pair[1])));
-    this.lines.push(`if (Array.isArray(input)) {`, `${t} = toPlain(${general}(input, ${env}));`, '} else {');
-    this.lines.push(`${t} = {};`, `${depth} = budget.depth;`, `${at} = 0;`, 'try {');
-    keys.forEach((key, i) => {
-      this.lines.push(`${at} = ${i};`);
-      const v = this.answer(node.lhs[i][1], env);
-      this.lines.push(`if (${v} !== undefined) ${t}[${JSON.stringify(key)}] = ${v};`);
-    });
-    this.lines.push('} catch (err) {', `throw concurrentFailure(err, ${depth}, ${at}, ${keys.length}, (i) => ${values}[i](input, ${env}));`, '}', '}');
-    return t;
+    const values = node.lhs.map((pair: Node[]) => this.hooks.compileAnswer(pair[1]));
+    return this.constructed(node, keys, env, `toPlain(${general}(input, ${env}))`, values, (n) => this.answer(n, env));
   }
 
   /** arrayAnswer: each item appended (an array item flattened unless it is itself `[...]`), each item made plain. */
@@ -340,15 +336,7 @@ class Writer {
 
   /** conditionAnswer: the chosen branch's answer. */
   private conditionAnswer(node: Node, env: string): string {
-    const t = this.temp();
-    const cond = this.value(node.condition, env);
-    // One push per line: a branch writes its own lines while its value is computed, and they belong inside the branch.
-    this.lines.push(`if (toBoolean(${cond})) {`);
-    this.lines.push(`${t} = ${this.collapsedAnswer(node.then, env)};`);
-    this.lines.push('} else {');
-    this.lines.push(`${t} = ${node.else === undefined ? 'undefined' : this.collapsedAnswer(node.else, env)};`);
-    this.lines.push('}');
-    return t;
+    return this.choice(node, env, (n) => this.collapsedAnswer(n, env));
   }
 
   /** blockAnswer: counted against the depth budget; the last expression's value is the answer. */
