@@ -31,7 +31,8 @@ test("series metrics write the exposition prom-client's own counter and histogra
     }
   }
   counter.inc(['PUT', '/x', 200], 5);
-  pCounter.inc({ method: 'PUT', route: '/x', status_code: '200' }, 5);
+  counter.inc(['PUT', '/x', '200'], 2); // the same series as the number 200
+  pCounter.inc({ method: 'PUT', route: '/x', status_code: '200' }, 7);
   assert.equal(await ours.metrics(), await theirs.metrics());
   // As a JSON consumer reads them (prom-client leaves some fields undefined).
   const json = async (r: Registry) => JSON.parse(JSON.stringify(await r.getMetricsAsJSON()));

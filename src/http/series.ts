@@ -15,25 +15,34 @@ class SeriesTree<S extends Labelled> {
   private readonly root = new Map<unknown, unknown>();
   readonly all: S[] = [];
 
-  constructor(private readonly labelNames: readonly string[], private readonly make: (labels: Record<string, string>) => S) {}
+  constructor(private readonly labelNames: readonly string[], private readonly make: (labels: Record<string, string>) => S) {
+    if (labelNames.length === 0) throw new Error('a series metric needs at least one label');
+  }
+
+  /** A label value as the exposition writes it: 404 and '404' are one series. */
+  private static key(value: string | number): string {
+    return typeof value === 'number' ? String(value) : value;
+  }
 
   find(values: readonly (string | number)[]): S {
     let node = this.root;
     const last = this.labelNames.length - 1;
     for (let i = 0; i < last; i++) {
-      let next = node.get(values[i]) as Map<unknown, unknown> | undefined;
+      const key = SeriesTree.key(values[i]);
+      let next = node.get(key) as Map<unknown, unknown> | undefined;
       if (next === undefined) {
         next = new Map();
-        node.set(values[i], next);
+        node.set(key, next);
       }
       node = next;
     }
-    let series = node.get(values[last]) as S | undefined;
+    const key = SeriesTree.key(values[last]);
+    let series = node.get(key) as S | undefined;
     if (series === undefined) {
       const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = String(values[i])));
+      this.labelNames.forEach((name, i) => (labels[name] = SeriesTree.key(values[i])));
       series = this.make(labels);
-      node.set(values[last], series);
+      node.set(key, series);
       this.all.push(series);
     }
     return series;
