@@ -9,8 +9,10 @@ export { ConcurrentErrors, describeError } from './concurrent';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-/** How a mapping is evaluated: `compiled` (plain synchronous JS) or `interpreter` with the reason. */
-/** `generated`: the whole answer is one generated function (codegen.ts); otherwise a tree of closures (compile.ts). */
+/**
+ * How a mapping is evaluated: `compiled` (plain synchronous JS; `generated` when its answer is one generated function,
+ * codegen.ts, else a tree of closures, compile.ts) or `interpreter` with the reason.
+ */
 export type EnginePath = { engine: 'compiled'; generated: boolean } | { engine: 'interpreter'; reason: string };
 
 export interface Limits {
