@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/lib/paths';
-import { pacedLatency } from './latency';
+import { pacedLatencyApart } from './paced-client';
 import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { growthFigures, type GrowthFigures } from './growth';
@@ -30,6 +30,8 @@ const LATENCY_RATE = Number(process.env.BENCH_LATENCY_RATE ?? 100);
 // p99 of a paced run is its 1% slowest requests: at 5 s (500 requests) that was the 5th slowest, and one hiccup of
 // the machine moved it by 10 ms for the emulator alone. 15 s gives 1,500 requests, p99 the 15th slowest.
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
+// Untimed seconds at the same pace before each paced run: the client's connections and code, not the target's.
+const LATENCY_WARMUP_SECONDS = Number(process.env.BENCH_LATENCY_WARMUP_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 // BENCH_GROWTH=0 skips the million-charge comparison (seeding takes a minute or two).
 const GROWTH = process.env.BENCH_GROWTH !== '0';
@@ -61,18 +63,27 @@ interface Result {
   non2xx: number;
 }
 
-/** `cpu` reads the CPU time (ms) of the processes measured, around the saturated run. */
-async function load(name: string, url: string, headers: Record<string, string>, body: string, cpu: () => { server: number; servers: number }): Promise<Result & { saturatedCpu: { server: number; servers: number } }> {
+/**
+ * `cpu` reads the CPU time (ms) of the processes measured, around the saturated run. `resetEmulator` empties the
+ * emulator before the warm-up and before the paced run, so every target meets it in the same state: it keeps every
+ * order it is sent, and by the last runs a bench had left it a gigabyte of them, whose collections (scavenges of 10
+ * to 26 ms) landed in every target's paced run alike.
+ */
+async function load(
+  name: string, url: string, headers: Record<string, string>, body: string, cpu: () => { server: number; servers: number }, resetEmulator: () => Promise<void>,
+): Promise<Result & { saturatedCpu: { server: number; servers: number } }> {
   const run = (duration: number) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
+  await resetEmulator();
   const warm = await run(2); // warm-up: JIT, keep-alive pools
   const before = cpu();
   const saturated = await run(DURATION);
   const after = cpu();
-  const paced = await pacedLatency({ url, headers, body }, LATENCY_RATE, LATENCY_SECONDS);
+  await resetEmulator();
+  const paced = await pacedLatencyApart({ url, headers, body }, LATENCY_RATE, LATENCY_SECONDS, LATENCY_WARMUP_SECONDS);
   const n = saturated.requests.total;
   return {
     saturatedCpu: { server: (after.server - before.server) / n, servers: (after.servers - before.servers) / n },
-    requestsTotal: warm.requests.total + saturated.requests.total + paced.count + paced.failures,
+    requestsTotal: warm.requests.total + saturated.requests.total + paced.warmupCount + paced.count + paced.failures,
     name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
     errors: saturated.errors + saturated.timeouts + paced.failures, non2xx: saturated.non2xx,
   };
@@ -86,8 +97,13 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-bench-'));
   const bin = path.join(ROOT, 'bin', 'routegate.js');
-  const emulatorProcess = await start([bin, 'emulators', '--port', '0']);
+  // --expose-gc: the emulator's reset collects what it wiped (src/sandbox/control.ts), before a run rather than in it.
+  const emulatorProcess = await start(['--expose-gc', bin, 'emulators', '--port', '0']);
   const emulators = JSON.parse(emulatorProcess.line).emulators as string;
+  const resetEmulator = async () => {
+    const res = await fetch(`${emulators}/__control/reset`, { method: 'POST' });
+    if (!res.ok) throw new Error(`resetting the emulator failed: ${res.status}`);
+  };
   const proxyProcess = await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators]);
   const proxyUrl = JSON.parse(proxyProcess.line).url as string;
 
@@ -138,9 +154,9 @@ async function main(): Promise<void> {
   // all three instead of landing on one; every figure reported is the median of its runs.
   const runs: Result[][] = [[], [], []];
   for (let i = 0; i < RUNS; i++) {
-    runs[0].push(await measured(undefined, (cpu) => load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu)));
-    runs[1].push(await measured(proxyProcess.child, (cpu) => load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu)));
-    runs[2].push(await measured(routegateProcess, (cpu) => load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge), cpu)));
+    runs[0].push(await measured(undefined, (cpu) => load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulator)));
+    runs[1].push(await measured(proxyProcess.child, (cpu) => load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulator)));
+    runs[2].push(await measured(routegateProcess, (cpu) => load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge), cpu, resetEmulator)));
   }
   const results = runs.map(medianResult);
   const [a, b, c] = results;
@@ -166,7 +182,7 @@ async function main(): Promise<void> {
   };
   const summary = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadAverage: os.loadavg(), runs: RUNS, durationSeconds: DURATION,
-    connections: CONNECTIONS, latencyRatePerSec: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, results, cpuPerRequestMs: { a: a.serversCpuMsPerRequest, b: cpuB, c: cpuC },
+    connections: CONNECTIONS, latencyRatePerSec: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, latencyWarmupSeconds: LATENCY_WARMUP_SECONDS, results, cpuPerRequestMs: { a: a.serversCpuMsPerRequest, b: cpuB, c: cpuC },
     cpuPerRequestMsAllPhases: { b: b.serverCpuMsPerRequestAllPhases, c: c.serverCpuMsPerRequestAllPhases },
     ratios, rssAfterLoadMb: rssMb, chargesMade, growth, targets, met, targetsMet: Object.values(met).every(Boolean), allRuns: runs,
   };
