@@ -149,6 +149,35 @@ describe('the request deadline', () => {
   });
 });
 
+describe('a busy charge', () => {
+  test('a refund waits for the lock only while its gateway call keeps a full timeout: then 409, nothing sent or recorded', async (t) => {
+    const tight = await startE2E({ ROUTEGATE_GATEWAY_TIMEOUT_MS: '1500', ROUTEGATE_REQUEST_DEADLINE_MS: '3000', ROUTEGATE_RECONCILE_INTERVAL_MS: '0' });
+    t.after(() => tight.close());
+    const key = await tight.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const created = await tight.call('POST', '/api/v1/charges', { key, body: card({ amount: 10_000 }) });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id as string;
+    // Another operation holds the charge until 2.2 s into the refund's 3 s: past the 1.5 s its wait may last, with
+    // 0.8 s left, which a refund taking the lock then would have spent on its gateway call.
+    const charges = tight.sandbox.app.store.charges;
+    assert.ok(await charges.tryLock(id, 'another-operation', Date.now(), 60_000));
+    const released = new Promise((resolve) => setTimeout(resolve, 2_200)).then(() => charges.unlock(id, 'another-operation'));
+    const started = Date.now();
+    const refund = await tight.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 100 } });
+    const waited = Date.now() - started;
+    await released;
+    expectError(refund, 'CHARGE_BUSY', 409);
+    assert.ok(waited >= 1_400, `it waited for the lock (${waited} ms)`);
+    const [atGateway] = (await tight.control.ledger('pagarme')).filter((c) => c.reference === id);
+    assert.equal(atGateway.refunds, 0, 'nothing reached the gateway');
+    const stored = await tight.call('GET', `/api/v1/charges/${id}`, { key });
+    assert.deepEqual(stored.body.data.attempts.map((a: { operation: string }) => a.operation), ['charge'], 'no refund attempt recorded');
+    const retried = await tight.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 100 } });
+    assert.equal(retried.status, 201, retried.text);
+    assert.equal(retried.body.data.refundedAmount, 100);
+  });
+});
+
 describe('currency', () => {
   test('USD on a BRL-only gateway is skipped with a recorded reason; with no gateway left it is 422 naming the currency', async () => {
     const onlyBrl = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['mercadopago'] });

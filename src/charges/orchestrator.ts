@@ -427,7 +427,7 @@ export class ChargeService {
    */
   private async followUp(accountId: string, id: string, deadline: number, decide: (c: ChargeRecord) => { op: FollowUp; amount?: number }): Promise<ChargeResult> {
     const { store } = this.deps;
-    const owner = await this.locks.acquire(id, Math.min(deadline, Date.now() + 15_000));
+    const owner = await this.locks.acquire(id, this.lockWaitUntil(deadline));
     const held: Held = { owner };
     try {
       let charge = await this.get(accountId, id);
@@ -447,6 +447,18 @@ export class ChargeService {
     } finally {
       await this.locks.release(id, owner, { released: held.released });
     }
+  }
+
+  /**
+   * How long a follow-up waits for the charge's lock: 15 s at most, and not into the time its gateway call needs, one
+   * gateway timeout before its request's deadline (at most half the request's budget, so it always waits some). Past
+   * that it answers 409 CHARGE_BUSY having done nothing. A lock taken later left the call less than its timeout,
+   * down to none at all: the refund was then recorded, refused by the deadline before it was sent, answered 504
+   * GATEWAY_TIMEOUT, and left an attempt the next operation had to settle at the gateway.
+   */
+  private lockWaitUntil(deadline: number): number {
+    const reserve = Math.min(this.deps.timeoutMs, this.deps.requestDeadlineMs / 2);
+    return Math.min(deadline - reserve, Date.now() + 15_000);
   }
 
   private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number, held: Held): Promise<ChargeResult> {
