@@ -78,8 +78,8 @@ class Writer {
   value(node: Node, env: string): string {
     // A predicate, `[]` or a group-by goes through compileNode's wrapper (or is refused by it): its closure.
     if (!unwrapped(node)) return this.closure(node, env);
+    if (isLiteral(node)) return this.ref(node.value);
     switch (node.type) {
-      case 'string': case 'number': case 'value': return this.ref(node.value);
       case 'variable': return this.variable(node, env);
       case 'condition': return this.condition(node, env);
       case 'bind': return this.bind(node, env);
