@@ -11,6 +11,7 @@ import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 import { waitForHealth } from './health';
 import { mainThreadCpuMs, processCpuMs } from './proc-cpu';
 import { today } from '../src/gateways/common';
+import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
 
 /**
  * `npm run bench:ab -- <checkout>[|<node flags>[|<label>]] ...`: CPU per charge of several RouteGate builds (each a
@@ -69,7 +70,7 @@ const CHARGE = {
 async function main(): Promise<void> {
   const specs = process.argv.slice(2);
   if (specs.length === 0) throw new Error('usage: npm run bench:ab -- <checkout>[|<node flags>[|<label>]] ...');
-  const emulators = JSON.parse((await start([path.join(ROOT, 'bin', 'routegate.js'), 'emulators', '--port', '0'], ROOT)).line).emulators as string;
+  const emulators = JSON.parse((await start([...EMULATOR_NODE_FLAGS, path.join(ROOT, 'bin', 'routegate.js'), 'emulators', '--port', '0'], ROOT)).line).emulators as string;
   const proxy = await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators], ROOT);
   const native = await loadMappings().get('pagarme')!.evaluate('charge.request', { charge: CHARGE, chargeId: 'chg_bench', today: today() });
   const targets: Target[] = [{
@@ -97,6 +98,8 @@ async function main(): Promise<void> {
     const order = targets.map((_, i) => (i < fixed ? i : fixed + ((i - fixed + rep) % specs.length)));
     for (const i of order) {
       const t = targets[i];
+      // Every run meets the emulator empty: one that kept the earlier runs' orders grew slower run by run.
+      await resetEmulator(emulators);
       const before = cpuMs(t.pid);
       const r = await run(t, SECONDS);
       const after = cpuMs(t.pid);

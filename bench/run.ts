@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/lib/paths';
 import { pacedLatencyApart } from './paced-client';
+import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
 import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { growthFigures, type GrowthFigures } from './growth';
@@ -64,21 +65,21 @@ interface Result {
 }
 
 /**
- * `cpu` reads the CPU time (ms) of the processes measured, around the saturated run. `resetEmulator` empties the
+ * `cpu` reads the CPU time (ms) of the processes measured, around the saturated run. `resetEmulators` empties the
  * emulator before the warm-up and before the paced run, so every target meets it in the same state: it keeps every
  * order it is sent, and by the last runs a bench had left it a gigabyte of them, whose collections (scavenges of 10
  * to 26 ms) landed in every target's paced run alike.
  */
 async function load(
-  name: string, url: string, headers: Record<string, string>, body: string, cpu: () => { server: number; servers: number }, resetEmulator: () => Promise<void>,
+  name: string, url: string, headers: Record<string, string>, body: string, cpu: () => { server: number; servers: number }, resetEmulators: () => Promise<void>,
 ): Promise<Result & { saturatedCpu: { server: number; servers: number } }> {
   const run = (duration: number) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
-  await resetEmulator();
+  await resetEmulators();
   const warm = await run(2); // warm-up: JIT, keep-alive pools
   const before = cpu();
   const saturated = await run(DURATION);
   const after = cpu();
-  await resetEmulator();
+  await resetEmulators();
   const paced = await pacedLatencyApart({ url, headers, body }, LATENCY_RATE, LATENCY_SECONDS, LATENCY_WARMUP_SECONDS);
   const n = saturated.requests.total;
   return {
@@ -97,13 +98,9 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-bench-'));
   const bin = path.join(ROOT, 'bin', 'routegate.js');
-  // --expose-gc: the emulator's reset collects what it wiped (src/sandbox/control.ts), before a run rather than in it.
-  const emulatorProcess = await start(['--expose-gc', bin, 'emulators', '--port', '0']);
+  const emulatorProcess = await start([...EMULATOR_NODE_FLAGS, bin, 'emulators', '--port', '0']);
   const emulators = JSON.parse(emulatorProcess.line).emulators as string;
-  const resetEmulator = async () => {
-    const res = await fetch(`${emulators}/__control/reset`, { method: 'POST' });
-    if (!res.ok) throw new Error(`resetting the emulator failed: ${res.status}`);
-  };
+  const resetEmulators = () => resetEmulator(emulators);
   const proxyProcess = await start([path.join(ROOT, 'dist', 'bench', 'proxy.js'), emulators]);
   const proxyUrl = JSON.parse(proxyProcess.line).url as string;
 
@@ -154,9 +151,9 @@ async function main(): Promise<void> {
   // all three instead of landing on one; every figure reported is the median of its runs.
   const runs: Result[][] = [[], [], []];
   for (let i = 0; i < RUNS; i++) {
-    runs[0].push(await measured(undefined, (cpu) => load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulator)));
-    runs[1].push(await measured(proxyProcess.child, (cpu) => load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulator)));
-    runs[2].push(await measured(routegateProcess, (cpu) => load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge), cpu, resetEmulator)));
+    runs[0].push(await measured(undefined, (cpu) => load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulators)));
+    runs[1].push(await measured(proxyProcess.child, (cpu) => load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulators)));
+    runs[2].push(await measured(routegateProcess, (cpu) => load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge), cpu, resetEmulators)));
   }
   const results = runs.map(medianResult);
   const [a, b, c] = results;

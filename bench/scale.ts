@@ -14,6 +14,7 @@ import { waitForHealth } from './health';
 import { processCpuMs } from './proc-cpu';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { today } from '../src/gateways/common';
+import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
 
 /**
  * `npm run bench:scale` (issue 17 item 5): throughput of normalized charges (`POST /api/v1/charges`, credit card,
@@ -178,7 +179,7 @@ async function startRouteGates(name: string, count: number, env: Record<string, 
 
 async function main(): Promise<void> {
   const bin = path.join(ROOT, 'bin', 'routegate.js');
-  const emulatorProcess = spawnNode([bin, 'emulators', '--port', '0'], {});
+  const emulatorProcess = spawnNode([...EMULATOR_NODE_FLAGS, bin, 'emulators', '--port', '0'], {});
   const emulators = JSON.parse(await firstLine(emulatorProcess)).emulators as string;
   const base = {
     ROUTEGATE_MASTER_KEY: MASTER_KEY, HOST: '127.0.0.1', ROUTEGATE_LOG_LEVEL: 'warn', ROUTEGATE_RATE_LIMIT: '10000000',
@@ -216,6 +217,8 @@ async function main(): Promise<void> {
     for (const [n, config] of configs.entries()) {
       const target = await config.start();
       try {
+        // Every configuration meets the emulator empty (bench/emulator-reset.ts).
+        await resetEmulator(emulators);
         runs[n].push(await measure(target));
       } finally {
         for (const s of target.servers) await stop(s);
