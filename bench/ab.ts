@@ -19,12 +19,15 @@ import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
  * change is measured against its base under the same machine load: this machine's speed moves by 20% and more
  * between runs, far more than most changes. Prints each run, then the medians: CPU per request of the process
  * (all its threads), the main thread's share, throughput, and the ratio to the proxy's CPU. AB_REPS (5) runs of
- * AB_SECONDS (5) at AB_CONNECTIONS (20), the builds' order rotating from run to run; AB_FLOOR=1 adds bench/floor.ts,
+ * AB_SECONDS (5) at AB_CONNECTIONS (20) after one warm-up of AB_WARMUP_SECONDS (8) per target, the builds' order rotating from run to run; AB_FLOOR=1 adds bench/floor.ts,
  * a charge's HTTP alone; AB_IDEMPOTENCY=1 gives every request an Idempotency-Key of its own. A measuring tool: nothing here ships in the service.
  */
 const REPS = Number(process.env.AB_REPS ?? 5);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.AB_CONNECTIONS ?? 20);
+// One saturated warm-up per target before the first run, long enough for V8's optimizing compiler to be done with
+// the hot code (as in `npm run bench`, BENCH_JIT_WARMUP_SECONDS).
+const WARMUP_SECONDS = Number(process.env.AB_WARMUP_SECONDS ?? 8);
 const children: ChildProcess[] = [];
 
 interface Target { name: string; pid: number; url: string; headers: Record<string, string>; body: string }
@@ -89,7 +92,7 @@ async function main(): Promise<void> {
     url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: seconds,
     ...(keyed ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `ab-${process.pid}-${++sequence}` } }) }] } : {}),
   });
-  for (const t of targets) await run(t, 2); // warm-up: JIT, keep-alive pools
+  for (const t of targets) await run(t, WARMUP_SECONDS); // warm-up: JIT, keep-alive pools
   const results = targets.map(() => [] as Array<{ all: number; main: number; rps: number }>);
   // The builds take turns in a rotating order: a build that always runs right after another RouteGate (whose
   // checkpoint and timers are still settling) would pay for it in every run, one that always follows the proxy never.

@@ -34,6 +34,11 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
 // Untimed seconds at the same pace before each paced run: the client's connections and code, not the target's.
 const LATENCY_WARMUP_SECONDS = Number(process.env.BENCH_LATENCY_WARMUP_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+// V8 keeps compiling a server's hot code over its first seconds under load: on a slow host, 5 to 7 s of
+// optimizing-compiler work fell into RouteGate's first measured run (docs/performance.md, eleventh round). Each
+// target gets one saturated warm-up of this length before its first run, so every run measures compiled code, as
+// a service that has been up for a while runs it.
+const JIT_WARMUP_SECONDS = Number(process.env.BENCH_JIT_WARMUP_SECONDS ?? 8);
 // BENCH_GROWTH=0 skips the million-charge comparison (seeding takes a minute or two).
 const GROWTH = process.env.BENCH_GROWTH !== '0';
 const SEED_COUNT = Number(process.env.BENCH_SEED_COUNT ?? 1_000_000);
@@ -147,17 +152,27 @@ async function main(): Promise<void> {
       serverCpuMsPerRequestAllPhases: server ? round3((cpuMs(server) - serverBefore) / r.requestsTotal) : undefined,
     };
   };
+  const loads: Array<{ name: string; server: ChildProcess | undefined; url: string; headers: Record<string, string>; body: string }> = [
+    { name: 'a: emulator direct', server: undefined, url: `${emulators}/pagarme/core/v5/orders`, headers: nativeHeaders, body: JSON.stringify(native) },
+    { name: 'b: @fastify/http-proxy', server: proxyProcess.child, url: `${proxyUrl}/pagarme/core/v5/orders`, headers: nativeHeaders, body: JSON.stringify(native) },
+    { name: 'c: RouteGate /api/v1/charges', server: routegateProcess, url: `${routegate}/api/v1/charges`, headers: { ...json, 'x-api-key': account.apiKey }, body: JSON.stringify(charge) },
+  ];
+  const warmedUp: number[] = [];
+  for (const t of loads) {
+    await resetEmulators();
+    warmedUp.push((await autocannon({ url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: JIT_WARMUP_SECONDS })).requests.total);
+  }
   // Each target RUNS times (a, b, c, a, b, c, ...), so a burst of load from elsewhere on the machine spreads over
   // all three instead of landing on one; every figure reported is the median of its runs.
-  const runs: Result[][] = [[], [], []];
+  const runs: Result[][] = loads.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    runs[0].push(await measured(undefined, (cpu) => load('a: emulator direct', `${emulators}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulators)));
-    runs[1].push(await measured(proxyProcess.child, (cpu) => load('b: @fastify/http-proxy', `${proxyUrl}/pagarme/core/v5/orders`, nativeHeaders, JSON.stringify(native), cpu, resetEmulators)));
-    runs[2].push(await measured(routegateProcess, (cpu) => load('c: RouteGate /api/v1/charges', `${routegate}/api/v1/charges`, { ...json, 'x-api-key': account.apiKey }, JSON.stringify(charge), cpu, resetEmulators)));
+    for (const [k, t] of loads.entries()) {
+      runs[k].push(await measured(t.server, (cpu) => load(t.name, t.url, t.headers, t.body, cpu, resetEmulators)));
+    }
   }
   const results = runs.map(medianResult);
   const [a, b, c] = results;
-  const chargesMade = runs[2].reduce((n, r) => n + r.requestsTotal, 0);
+  const chargesMade = warmedUp[2] + runs[2].reduce((n, r) => n + r.requestsTotal, 0);
   const rssMb = rssOf(routegateProcess);
   const growth = GROWTH ? await measureGrowth(bin, env, charge) : undefined;
 
@@ -179,7 +194,7 @@ async function main(): Promise<void> {
   };
   const summary = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadAverage: os.loadavg(), runs: RUNS, durationSeconds: DURATION,
-    connections: CONNECTIONS, latencyRatePerSec: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, latencyWarmupSeconds: LATENCY_WARMUP_SECONDS, results, cpuPerRequestMs: { a: a.serversCpuMsPerRequest, b: cpuB, c: cpuC },
+    connections: CONNECTIONS, jitWarmupSeconds: JIT_WARMUP_SECONDS, latencyRatePerSec: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, latencyWarmupSeconds: LATENCY_WARMUP_SECONDS, results, cpuPerRequestMs: { a: a.serversCpuMsPerRequest, b: cpuB, c: cpuC },
     cpuPerRequestMsAllPhases: { b: b.serverCpuMsPerRequestAllPhases, c: c.serverCpuMsPerRequestAllPhases },
     ratios, rssAfterLoadMb: rssMb, chargesMade, growth, targets, met, targetsMet: Object.values(met).every(Boolean), allRuns: runs,
   };
