@@ -34,10 +34,10 @@ const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 15);
 // Untimed seconds at the same pace before each paced run: the client's connections and code, not the target's.
 const LATENCY_WARMUP_SECONDS = Number(process.env.BENCH_LATENCY_WARMUP_SECONDS ?? 2);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-// V8 keeps compiling a server's hot code over its first seconds under load: on a slow host its optimizing compiler
-// was still at work through the first 5 to 7 s of RouteGate's first measured run (docs/performance.md, eleventh round). Each
-// target gets one saturated warm-up of this length before its first run, so every run measures compiled code, as
-// a service that has been up for a while runs it.
+// V8 keeps compiling a server's hot code over its first seconds under load: on a slow host its optimizing
+// compiler was still at work through the first 5 to 7 s of RouteGate's first measured run (docs/performance.md,
+// eleventh round). Each target gets one saturated warm-up of this length before its first run, so every run
+// measures compiled code, as a service that has been up for a while runs it.
 const JIT_WARMUP_SECONDS = Number(process.env.BENCH_JIT_WARMUP_SECONDS ?? 8);
 // BENCH_GROWTH=0 skips the million-charge comparison (seeding takes a minute or two).
 const GROWTH = process.env.BENCH_GROWTH !== '0';
