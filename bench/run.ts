@@ -69,6 +69,13 @@ interface Result {
   non2xx: number;
 }
 
+/** One of the bench's three targets: a server (none for the emulator called directly) and the POST it is sent. */
+interface Target { name: string; server: ChildProcess | undefined; url: string; headers: Record<string, string>; body: string }
+
+/** `target`'s POST at saturation (CONNECTIONS connections) for `duration` seconds. */
+const saturate = (target: Target, duration: number) =>
+  autocannon({ url: target.url, method: 'POST', headers: target.headers, body: target.body, connections: CONNECTIONS, duration });
+
 /**
  * `cpu` reads the CPU time (ms) of the processes measured, around the saturated run. `resetEmulators` empties the
  * emulator before the warm-up and before the paced run, so every target meets it in the same state: it keeps every
@@ -76,21 +83,22 @@ interface Result {
  * to 26 ms) landed in every target's paced run alike.
  */
 async function load(
-  name: string, url: string, headers: Record<string, string>, body: string, cpu: () => { server: number; servers: number }, resetEmulators: () => Promise<void>,
+  target: Target, cpu: () => { server: number; servers: number }, resetEmulators: () => Promise<void>,
 ): Promise<Result & { saturatedCpu: { server: number; servers: number } }> {
-  const run = (duration: number) => autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration });
   await resetEmulators();
-  const warm = await run(2); // warm-up: JIT, keep-alive pools
+  const warm = await saturate(target, 2); // warm-up: JIT, keep-alive pools
   const before = cpu();
-  const saturated = await run(DURATION);
+  const saturated = await saturate(target, DURATION);
   const after = cpu();
   await resetEmulators();
+  // Only the request goes to the paced client (over its stdin, as JSON): not the server's process handle.
+  const { url, headers, body } = target;
   const paced = await pacedLatencyApart({ url, headers, body }, LATENCY_RATE, LATENCY_SECONDS, LATENCY_WARMUP_SECONDS);
   const n = saturated.requests.total;
   return {
     saturatedCpu: { server: (after.server - before.server) / n, servers: (after.servers - before.servers) / n },
     requestsTotal: warm.requests.total + saturated.requests.total + paced.warmupCount + paced.count + paced.failures,
-    name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
+    name: target.name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
     errors: saturated.errors + saturated.timeouts + paced.failures, non2xx: saturated.non2xx,
   };
 }
@@ -152,7 +160,7 @@ async function main(): Promise<void> {
       serverCpuMsPerRequestAllPhases: server ? round3((cpuMs(server) - serverBefore) / r.requestsTotal) : undefined,
     };
   };
-  const loads: Array<{ name: string; server: ChildProcess | undefined; url: string; headers: Record<string, string>; body: string }> = [
+  const loads: Target[] = [
     { name: 'a: emulator direct', server: undefined, url: `${emulators}/pagarme/core/v5/orders`, headers: nativeHeaders, body: JSON.stringify(native) },
     { name: 'b: @fastify/http-proxy', server: proxyProcess.child, url: `${proxyUrl}/pagarme/core/v5/orders`, headers: nativeHeaders, body: JSON.stringify(native) },
     { name: 'c: RouteGate /api/v1/charges', server: routegateProcess, url: `${routegate}/api/v1/charges`, headers: { ...json, 'x-api-key': account.apiKey }, body: JSON.stringify(charge) },
@@ -160,14 +168,14 @@ async function main(): Promise<void> {
   const warmedUp: number[] = [];
   for (const t of loads) {
     await resetEmulators();
-    warmedUp.push((await autocannon({ url: t.url, method: 'POST', headers: t.headers, body: t.body, connections: CONNECTIONS, duration: JIT_WARMUP_SECONDS })).requests.total);
+    warmedUp.push((await saturate(t, JIT_WARMUP_SECONDS)).requests.total);
   }
   // Each target RUNS times (a, b, c, a, b, c, ...), so a burst of load from elsewhere on the machine spreads over
   // all three instead of landing on one; every figure reported is the median of its runs.
   const runs: Result[][] = loads.map(() => []);
   for (let i = 0; i < RUNS; i++) {
     for (const [k, t] of loads.entries()) {
-      runs[k].push(await measured(t.server, (cpu) => load(t.name, t.url, t.headers, t.body, cpu, resetEmulators)));
+      runs[k].push(await measured(t.server, (cpu) => load(t, cpu, resetEmulators)));
     }
   }
   const results = runs.map(medianResult);
