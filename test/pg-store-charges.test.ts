@@ -93,6 +93,9 @@ test('update never moves a charge to another account or id, even when a cast pat
 });
 
 test('findByAnyId finds a charge by its own id, its gateway id and each of its refs, only in its account', async () => {
+  // Refs ids are indexed while the account's compatibility mode is the charge's gateway (test/native-id-index.test.ts).
+  await db.pool.query(`INSERT INTO settings (account_id, gateway_fallbacks, compatibility_mode, response_format, updated_at)
+    VALUES ('acc_1', '[]', 'gw_a', 'full', 'x') ON CONFLICT (account_id) DO UPDATE SET compatibility_mode = excluded.compatibility_mode`);
   const c = charge({ accountId: 'acc_1' });
   await charges.insert(c, NO_LOCK);
   await charges.update(c.id, { externalId: 'pay_77', refs: { chargeId: 'ch_77', orderId: 'or_77', empty: '' } });

@@ -114,7 +114,7 @@ async function scenario(r: Repos): Promise<unknown[]> {
       }
     }
   }
-  for (const id of ['chg_B', 'ext_chg_B', 'ref_chg_é', 'ext_chg_0', 'chg_none', 'ext_chg_Z']) {
+  for (const id of ['chg_B', 'ext_chg_B', 'ref_chg_é', 'ext_chg_0', 'chg_none', 'ext_chg_Z', ...ids.slice(10, 20).map((i) => `ref_${i}`)]) {
     out(`findByAnyId ${id}`, (await r.charges.findByAnyId('acc_p', id))?.id);
   }
   for (const id of ids.slice(0, 6)) {
@@ -192,6 +192,10 @@ test('one scenario on SQLite and on PostgreSQL gives the same answers, call by c
     await insertPgAccount(pgdb.pool, id);
     lite.prepare("INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, 'x', 'x@example.com', 1, ?, 'x', 'x')").run(id, `whk_${id}`);
   }
+  // acc_p in gw_a's compatibility mode: its gw_a charges' refs ids are indexed, its other charges' are not.
+  const compat = "INSERT INTO settings (account_id, gateway_fallbacks, compatibility_mode, response_format, updated_at) VALUES ('acc_p', '[]', 'gw_a', 'full', 'x')";
+  lite.prepare(compat).run();
+  await pgdb.pool.query(compat);
   // SQLite's repositories answer synchronously today; awaiting a plain value gives the value, so one scenario serves both.
   const fromLite = await scenario({
     charges: new ChargesRepository(lite), idempotency: new IdempotencyRepository(lite), customers: new CustomersRepository(lite),

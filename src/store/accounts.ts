@@ -50,11 +50,13 @@ export class AccountsRepository {
   private readonly setActiveStmt;
   private readonly settingsById;
   private readonly updateSettingsStmt;
+  private readonly compatModeStmt;
+  private readonly indexRefsStmt;
 
   private readonly accountCache: ReadCache<AccountRow>;
   private readonly settingsCache: ReadCache<SettingsRow>;
 
-  constructor(db: DB, external: ExternalWrites) {
+  constructor(private readonly db: DB, external: ExternalWrites) {
     this.accountCache = new ReadCache(external);
     this.settingsCache = new ReadCache(external);
     this.insertAccount = db.prepare('INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)');
@@ -67,6 +69,8 @@ export class AccountsRepository {
     this.updateSettingsStmt = db.prepare(
       'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, updated_at = ? WHERE account_id = ?',
     );
+    this.compatModeStmt = db.prepare('SELECT compatibility_mode FROM settings WHERE account_id = ?').pluck();
+    this.indexRefsStmt = db.prepare(INDEX_REFS_SQL);
   }
 
   async create(a: { id: string; name: string; email: string; webhookToken: string }): Promise<AccountRow> {
@@ -112,11 +116,27 @@ export class AccountsRepository {
     return toSettings(this.settingsById.get(id) as RawSettings | undefined);
   }
 
+  /**
+   * The settings, and when the compatibility mode is turned to a gateway, the refs ids of the account's charges at
+   * that gateway indexed in the same transaction (charges index them only while the mode is their gateway:
+   * ChargesRepository.refsWanted). One writer at a time: every settle comes before this or sees the new mode.
+   */
   async saveSettings(id: string, s: SettingsRow): Promise<void> {
     this.forget();
-    this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id);
+    const save = (): void => {
+      const current = this.compatModeStmt.get(id) as string | null | undefined; // undefined: no settings row
+      const turnedOn = s.compatibilityMode !== null && current !== undefined && current !== s.compatibilityMode;
+      this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id);
+      if (turnedOn) this.indexRefsStmt.run(id, s.compatibilityMode);
+    };
+    if (this.db.inTransaction) save(); else this.db.transaction(save)();
   }
 }
+
+/** The refs ids of an account's charges at a gateway (parameters: account, gateway), indexed for findByAnyId. */
+const INDEX_REFS_SQL = `INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id)
+  SELECT j.value, c.account_id, c.id FROM charges c, json_each(c.refs) j
+  WHERE c.account_id = ? AND c.gateway = ? AND c.refs IS NOT NULL AND j.type = 'text' AND j.value <> ''`;
 
 /** The gateway-declared settings, as stored in the gateway_settings JSON column (both stores). */
 export function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {

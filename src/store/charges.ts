@@ -163,12 +163,21 @@ function patchValues(keys: Array<keyof ChargeRecord>, patch: ChargePatch): unkno
 }
 
 /**
- * Every gateway id the charge gets is indexed for native follow-ups (findByAnyId) and webhooks (findCharge), in the
- * caller's transaction.
+ * The gateway ids a patch gives the charge, indexed in the caller's transaction: the gateway's id (`externalId`)
+ * always, for webhooks (findCharge) and native follow-ups (findByAnyId); the other ids in `refs` only when
+ * `refsWanted()` says so. Only native follow-ups name a charge by a refs id, and only accounts whose compatibility
+ * mode is the charge's gateway make them; each id indexed is a random page written per charge
+ * (docs/compatibility.md, "Which gateway ids are indexed"; docs/performance.md, twelfth round).
  */
-function indexNativeIds(patch: ChargePatch, index: (nativeId: string) => void): void {
-  const ids = new Set([patch.externalId, ...Object.values(patch.refs ?? {})]);
-  for (const nativeId of ids) if (typeof nativeId === 'string' && nativeId !== '') index(nativeId);
+function indexNativeIds(patch: ChargePatch, refsWanted: () => boolean, index: (nativeId: string) => void): void {
+  const external = patch.externalId;
+  if (typeof external === 'string' && external !== '') index(external);
+  const refs = refsOf(patch).filter((id) => id !== external);
+  if (refs.length > 0 && refsWanted()) for (const id of new Set(refs)) index(id);
+}
+
+function refsOf(patch: ChargePatch): string[] {
+  return Object.values(patch.refs ?? {}).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 /**
@@ -193,6 +202,7 @@ export class ChargesRepository {
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
+  private readonly refsWantedStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -219,6 +229,8 @@ export class ChargesRepository {
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
+    this.refsWantedStmt = db.prepare(`SELECT 1 FROM charges c JOIN settings s ON s.account_id = c.account_id
+      WHERE c.id = ? AND s.compatibility_mode = c.gateway`).pluck();
   }
 
   /**
@@ -240,7 +252,7 @@ export class ChargesRepository {
     // only when the patch brings ids, and never changes.
     if (preparedPatch(this.db, this.updateStmts, keys, '').run(values).changes === 0) return;
     let accountId: string | undefined;
-    indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, accountId ??= this.accountOfStmt.get(id) as string, id));
+    indexNativeIds(patch, () => this.refsWanted(id), (nativeId) => this.nativeIdStmt.run(nativeId, accountId ??= this.accountOfStmt.get(id) as string, id));
   }
 
   /**
@@ -260,13 +272,23 @@ export class ChargesRepository {
       const row = changed === 1 ? this.getAnyStmt.get(id) as unknown[] | undefined : undefined;
       if (!row) throw new Error(`charge ${id} is not stored`);
       // The row names the account: no lookup of the charge per id.
-      indexNativeIds(patch, (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
+      indexNativeIds(patch, () => this.refsWanted(id), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
       return fromValues(row);
     };
     return this.db.inTransaction ? write() : this.db.transaction(write)();
   }
 
-  /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
+  /**
+   * Whether the charge's refs ids are indexed: its account's compatibility mode is its gateway. Read in the writer's
+   * transaction, so a settle either comes before the settings change that turns the mode on (whose backfill then
+   * indexes its refs, AccountsRepository.saveSettings) or sees the mode on.
+   */
+  private readonly refsWanted = (id: string): boolean => this.refsWantedStmt.get(id) !== undefined;
+
+  /**
+   * The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs
+   * (indexed while the account's compatibility mode is the charge's gateway, and when the mode is turned on).
+   */
   async findByAnyId(accountId: string, id: string): Promise<ChargeRecord | undefined> {
     const own = await this.get(accountId, id);
     if (own) return own;

@@ -1,7 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startE2E, type E2E } from '../helpers/e2e';
+import { CARD, CUSTOMER as NORMALIZED_CUSTOMER, startE2E, type E2E } from '../helpers/e2e';
 import { GATEWAY_IDS } from '../../src/gateways/registry-ids';
+import { SANDBOX_CREDENTIALS } from '../../src/sandbox/demo-account';
 
 // Issue 11: compatibility mode's native API around Pagar.me over real HTTP: native errors (decline, validation naming
 // the native field, outage, authentication), Basic auth with the RouteGate key, capture and the one DELETE route that
@@ -249,4 +250,22 @@ test('an idempotency-key on a native create (as the SDK sends it, lowercase) rep
   assert.equal(other.status, 409, other.text);
   assert.equal(other.headers['x-rg-error-code'], 'IDEMPOTENCY_CONFLICT');
   assert.equal(typeof other.body.message, 'string');
+});
+
+test('turning compatibility mode on makes the charges made before it readable by their Pagar.me charge id', async () => {
+  // A charge's refs ids (Pagar.me's ch_ beside the order id) are indexed only in its gateway's compatibility mode;
+  // turning the mode on indexes those of the charges already made (docs/compatibility.md).
+  const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+  const made = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 2500, creditCard: CARD, customer: NORMALIZED_CUSTOMER } });
+  assert.equal(made.status, 201, made.text);
+  const on = await e2e.call('PATCH', '/api/v1/clients/settings', { key, body: { compatibilityMode: 'pagarme' } });
+  assert.equal(on.status, 200, on.text);
+  // Pagar.me's charge id, read at the emulator: a native read of the order through RouteGate would refresh the
+  // charge, and a refresh in compatibility mode indexes its refs ids by itself.
+  const orderId = made.body.data.externalId;
+  const order = await fetch(`${e2e.sandbox.emulators.url}/pagarme/core/v5/orders/${orderId}`, { headers: basic(SANDBOX_CREDENTIALS.pagarme.secretKey) });
+  const chargeId = ((await order.json()) as { charges: Array<{ id: string }> }).charges[0].id;
+  assert.match(chargeId, /^ch_/);
+  const read = await e2e.call('GET', `/core/v5/charges/${chargeId}`, { headers: basic(key) });
+  assert.deepEqual([read.status, read.body.id, read.body.order?.id, read.body.amount], [200, chargeId, orderId, 2500], read.text);
 });

@@ -27,4 +27,6 @@ export function databaseAtVersion(version: number, seed: (db: Database.Database)
 export function insertAccount(db: Database.Database, id: string): void {
   const now = '2030-01-01T00:00:00.000Z';
   db.prepare('INSERT INTO accounts (id, name, email, webhook_token, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, id, `${id}@example.com`, `tok_${id}`, now, now);
+  // Every account has its settings row, as AccountsRepository.create writes it.
+  db.prepare("INSERT INTO settings (account_id, gateway_fallbacks, response_format, updated_at) VALUES (?, '[]', 'full', ?)").run(id, now);
 }

@@ -1,6 +1,6 @@
 import { nowIso } from '../db';
 import { type AccountRow, type RawSettings, type SettingsRow, pickGatewaySettings, toSettings } from '../accounts';
-import type { Queryable } from './queryable';
+import { atomically, type Queryable } from './queryable';
 import { notifySql } from './change-feed';
 import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
 
@@ -26,6 +26,13 @@ const SQL = {
     FROM settings WHERE account_id = $1`,
   saveSettings: `UPDATE settings SET primary_gateway = $1, gateway_fallbacks = $2, compatibility_mode = $3, response_format = $4, webhook_forward_url = $5,
     gateway_settings = $6, updated_at = $7 WHERE account_id = $8 RETURNING ${notifySql('settings')}`,
+  compatModeForUpdate: 'SELECT compatibility_mode FROM settings WHERE account_id = $1 FOR UPDATE',
+  // Waits for every transaction writing charges to end and holds new ones until this one commits (see saveSettings).
+  holdChargeWriters: 'LOCK TABLE charges IN SHARE MODE',
+  indexRefs: `INSERT INTO charge_native_ids (account_id, native_id, charge_id)
+    SELECT c.account_id, j.value #>> '{}', c.id FROM charges c, jsonb_each(c.refs::jsonb) j
+    WHERE c.account_id = $1 AND c.gateway = $2 AND c.refs IS NOT NULL AND jsonb_typeof(j.value) = 'string' AND j.value #>> '{}' <> ''
+    ON CONFLICT DO NOTHING`,
 };
 
 /** Accounts and their settings (PostgreSQL; the contract of AccountsRepository, asynchronous). */
@@ -71,9 +78,23 @@ export class PgAccountsRepository {
     return toSettings(rows[0]);
   }
 
+  /**
+   * The settings, and when the compatibility mode is turned to a gateway, the refs ids of the account's charges at
+   * that gateway indexed in the same transaction (a settle indexes them only while the mode is its charge's gateway,
+   * reading the mode in its own statement: PgChargesRepository). Settles run concurrently here, so before the
+   * backfill this transaction waits for every transaction writing charges to end and holds new ones until it
+   * commits: a settle that read the old mode has committed before the backfill reads, and one held back reads the
+   * new mode. A rare operator action; only a change of mode takes the lock.
+   */
   async saveSettings(id: string, s: SettingsRow): Promise<void> {
     const values = [s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id];
-    await writeThrough(this.shared.feed, () => this.q.query({ name: 'accounts.saveSettings', text: SQL.saveSettings, values }));
+    await writeThrough(this.shared.feed, () => atomically(this.q, async (tx) => {
+      const { rows } = await tx.query<{ compatibility_mode: string | null }>(SQL.compatModeForUpdate, [id]);
+      const turnedOn = s.compatibilityMode !== null && rows[0] !== undefined && rows[0].compatibility_mode !== s.compatibilityMode;
+      if (turnedOn) await tx.query(SQL.holdChargeWriters);
+      await tx.query({ name: 'accounts.saveSettings', text: SQL.saveSettings, values });
+      if (turnedOn) await tx.query(SQL.indexRefs, [id, s.compatibilityMode]);
+    }));
   }
 }
 

@@ -122,14 +122,20 @@ function patchStatement(id: string, patch: ChargePatch, releaseFor?: string): { 
     sets.push(`lock_owner = CASE WHEN lock_owner = ${owner} THEN NULL ELSE lock_owner END`,
       `lock_expires_at = CASE WHEN lock_owner = ${owner} THEN NULL ELSE lock_expires_at END`);
   }
-  const returning = releaseFor !== undefined ? SELECT : 'id, account_id';
+  const returning = releaseFor !== undefined ? SELECT : 'id, account_id, gateway';
   const update = `UPDATE charges SET ${sets.join(', ')} WHERE id = $1`;
-  const ids = [...new Set([patch.externalId, ...Object.values(patch.refs ?? {})])].filter((v): v is string => typeof v === 'string' && v !== '');
-  if (ids.length === 0) return { text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
+  const external = typeof patch.externalId === 'string' && patch.externalId !== '' ? patch.externalId : null;
+  const refs = [...new Set(Object.values(patch.refs ?? {}))].filter((v): v is string => typeof v === 'string' && v !== '' && v !== external);
+  if (external === null && refs.length === 0) return { text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
+  // The gateway's id always; the refs ids only while the account's compatibility mode is the charge's gateway (as
+  // the SQLite store: ChargesRepository.refsWanted; PgAccountsRepository.saveSettings indexes them when it is turned on).
   return {
     text: `WITH changed AS (${update} RETURNING ${returning}),
       indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
-        SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(ids)}::text[]) AS n(native_id)
+        SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(external === null ? [] : [external])}::text[]) AS n(native_id)
+        UNION ALL
+        SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(refs)}::text[]) AS n(native_id)
+          WHERE EXISTS (SELECT 1 FROM settings s WHERE s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway)
         ON CONFLICT DO NOTHING)
       SELECT ${returning} FROM changed`,
     values,

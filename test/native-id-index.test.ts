@@ -1,0 +1,129 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChargeRecord } from '../src/store/charges';
+import type { Store } from '../src/store';
+import { openSqliteStore } from '../src/store';
+import { PgStore } from '../src/store/pg/index';
+import { PgChargesRepository } from '../src/store/pg/charges';
+import { newChargeId } from '../src/charges/orchestrator';
+import { migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+
+// Which gateway ids a charge is found by (docs/compatibility.md, "Which gateway ids are indexed"): the gateway's id
+// always; the ids in refs while the account's compatibility mode is the charge's gateway, and from the moment the
+// mode is turned on, for the charges settled before.
+
+let pgDb: MigratedPgDatabase;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-native-ids-'));
+const stores: Array<{ name: string; store: Store }> = [{ name: 'SQLite', store: openSqliteStore(path.join(dir, 'ids.db')) }];
+
+before(async () => {
+  pgDb = await migratedPgDatabase();
+  stores.push({ name: 'PostgreSQL', store: await PgStore.open(pgDb.url) });
+});
+
+after(async () => {
+  for (const s of stores) await s.store.close();
+  await pgDb?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+let accounts = 0;
+async function account(store: Store): Promise<string> {
+  const n = ++accounts;
+  return (await store.accounts.create({ id: `acc_ids_${n}`, name: `Loja ${n}`, email: `ids${n}@example.com`, webhookToken: `whk_ids_${n}` })).id;
+}
+
+async function setMode(store: Store, accountId: string, mode: string | null): Promise<void> {
+  await store.accounts.saveSettings(accountId, { ...(await store.accounts.settings(accountId)), compatibilityMode: mode });
+}
+
+function charge(accountId: string, gateway: string): ChargeRecord {
+  return {
+    id: newChargeId(), accountId, gateway, primaryGateway: gateway, fallbackUsed: false, externalId: null,
+    paymentMethod: 'credit_card', status: 'processing', amount: 1999, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null,
+    description: null, customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
+    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, declineCode: null,
+    errorCode: null, errorMessage: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
+  };
+}
+
+/** A charge settled with a gateway id and two refs ids, as Pagar.me's and PagBank's answers give them. */
+async function settled(store: Store, accountId: string, gateway = 'pagarme'): Promise<ChargeRecord> {
+  const c = charge(accountId, gateway);
+  await store.charges.insert(c, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+  await store.charges.settle(c.id, { status: 'approved', paidAmount: 1999, externalId: `or_${c.id}`, refs: { chargeId: `ch_${c.id}`, qrCodeId: `qr_${c.id}` } }, 'creator');
+  return c;
+}
+
+const found = async (store: Store, accountId: string, id: string) => (await store.charges.findByAnyId(accountId, id))?.id;
+
+test('without compatibility mode a charge is found by the gateway\'s id, not by its refs ids', async () => {
+  for (const { name, store } of stores) {
+    const acc = await account(store);
+    const c = await settled(store, acc);
+    assert.equal(await found(store, acc, `or_${c.id}`), c.id, `${name}: the gateway's id (webhooks look it up)`);
+    assert.equal(await found(store, acc, `ch_${c.id}`), undefined, `${name}: a refs id is not indexed`);
+    assert.equal(await found(store, acc, c.id), c.id, `${name}: RouteGate's own id`);
+  }
+});
+
+test('while the mode is the charge\'s gateway, settle and update index the refs ids; another gateway\'s charge keeps only its gateway id', async () => {
+  for (const { name, store } of stores) {
+    const acc = await account(store);
+    await setMode(store, acc, 'pagarme');
+    const c = await settled(store, acc);
+    for (const id of [`or_${c.id}`, `ch_${c.id}`, `qr_${c.id}`]) assert.equal(await found(store, acc, id), c.id, `${name}: ${id}`);
+    const other = await settled(store, acc, 'pagbank');
+    assert.equal(await found(store, acc, `or_${other.id}`), other.id, name);
+    assert.equal(await found(store, acc, `ch_${other.id}`), undefined, `${name}: a PagBank charge's refs, in Pagar.me's mode`);
+    const later = charge(acc, 'pagarme');
+    await store.charges.insert(later, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+    await store.charges.update(later.id, { externalId: `or_${later.id}`, refs: { chargeId: `ch_${later.id}` } });
+    assert.equal(await found(store, acc, `ch_${later.id}`), later.id, `${name}: update() too`);
+  }
+});
+
+test('turning the mode on indexes the refs ids of the charges at that gateway settled before; turning it off keeps them', async () => {
+  for (const { name, store } of stores) {
+    const acc = await account(store);
+    const before = await settled(store, acc);
+    const pagbank = await settled(store, acc, 'pagbank');
+    await setMode(store, acc, 'pagarme');
+    assert.equal(await found(store, acc, `ch_${before.id}`), before.id, `${name}: backfilled`);
+    assert.equal(await found(store, acc, `qr_${before.id}`), before.id, name);
+    assert.equal(await found(store, acc, `ch_${pagbank.id}`), undefined, `${name}: only the mode's gateway`);
+    await setMode(store, acc, 'pagbank');
+    assert.equal(await found(store, acc, `ch_${pagbank.id}`), pagbank.id, `${name}: switching to another gateway backfills its charges`);
+    await setMode(store, acc, null);
+    const off = await settled(store, acc);
+    assert.equal(await found(store, acc, `ch_${before.id}`), before.id, `${name}: ids indexed stay indexed`);
+    assert.equal(await found(store, acc, `ch_${off.id}`), undefined, `${name}: mode off again: not indexed`);
+    const other = await account(store);
+    await setMode(store, other, 'pagarme');
+    assert.equal(await found(store, other, `ch_${before.id}`), undefined, `${name}: only the account's own charges`);
+  }
+});
+
+test('PostgreSQL: turning the mode on waits for a settle in flight that read the mode off, then indexes its refs', async () => {
+  const { store } = stores.find((s) => s.name === 'PostgreSQL')!;
+  const acc = await account(store);
+  const c = charge(acc, 'pagarme');
+  await store.charges.insert(c, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+  const client = await pgDb.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await new PgChargesRepository(client, {}).settle(c.id, { status: 'approved', externalId: `or_${c.id}`, refs: { chargeId: `ch_${c.id}` } }, 'creator');
+    let saved = false;
+    const saving = setMode(store, acc, 'pagarme').then(() => { saved = true; });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(saved, false, 'the mode change waits for the transaction writing charges');
+    await client.query('COMMIT');
+    await saving;
+  } finally {
+    client.release();
+  }
+  assert.equal(await found(store, acc, `ch_${c.id}`), c.id, 'the settle that read the mode off is backfilled');
+});
