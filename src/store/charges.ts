@@ -83,6 +83,7 @@ const JSON_COLUMNS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 's
 // builds objects of ~35 named properties through V8's API one property at a time, which cost ~3 µs a row.
 const SELECTED = COLUMNS.map(([, column]) => column).join(', ');
 const ACCOUNT_ID = COLUMNS.findIndex(([key]) => key === 'accountId');
+const GATEWAY = COLUMNS.findIndex(([key]) => key === 'gateway');
 
 /** A scalar as stored: booleans as 0 or 1, undefined as NULL. */
 function scalar(v: unknown): unknown {
@@ -189,7 +190,7 @@ export class ChargesRepository {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly getAnyStmt;
-  private readonly accountOfStmt;
+  private readonly ownerOfStmt;
   private readonly attemptStmt;
   private readonly finishAttemptStmt;
   private readonly attemptsStmt;
@@ -212,7 +213,7 @@ export class ChargesRepository {
       VALUES (${COLUMNS.map(() => '?').join(', ')}, ?, ?, ?)`);
     this.getStmt = db.prepare(`SELECT ${SELECTED} FROM charges WHERE id = ? AND account_id = ?`).raw();
     this.getAnyStmt = db.prepare(`SELECT ${SELECTED} FROM charges WHERE id = ?`).raw();
-    this.accountOfStmt = db.prepare('SELECT account_id FROM charges WHERE id = ?').pluck();
+    this.ownerOfStmt = db.prepare('SELECT account_id, gateway FROM charges WHERE id = ?').raw();
     // Positional parameters, in attemptValues' order (see preparedPatch on named ones).
     this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
       charge_id, seq, operation, gateway, idempotency_key, created_at) VALUES (${'?, '.repeat(14)}?)`);
@@ -229,8 +230,7 @@ export class ChargesRepository {
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
-    this.refsWantedStmt = db.prepare(`SELECT 1 FROM charges c JOIN settings s ON s.account_id = c.account_id
-      WHERE c.id = ? AND s.compatibility_mode = c.gateway`).pluck();
+    this.refsWantedStmt = db.prepare('SELECT 1 FROM settings WHERE account_id = ? AND compatibility_mode = ?').pluck();
   }
 
   /**
@@ -248,11 +248,12 @@ export class ChargesRepository {
     const keys = patchKeys(patch);
     const values = patchValues(keys, patch);
     values.push(id);
-    // No RETURNING (an ephemeral table per run, as in settle): the account the gateway ids are indexed under is read
-    // only when the patch brings ids, and never changes.
+    // No RETURNING (an ephemeral table per run, as in settle): the account the gateway ids are indexed under, and the
+    // gateway as this patch left it, are read only when the patch brings ids, once.
     if (preparedPatch(this.db, this.updateStmts, keys, '').run(values).changes === 0) return;
-    let accountId: string | undefined;
-    indexNativeIds(patch, () => this.refsWanted(id), (nativeId) => this.nativeIdStmt.run(nativeId, accountId ??= this.accountOfStmt.get(id) as string, id));
+    let owner: [accountId: string, gateway: string | null] | undefined;
+    const ownerOf = () => (owner ??= this.ownerOfStmt.get(id) as [string, string | null]);
+    indexNativeIds(patch, () => this.refsWanted(...ownerOf()), (nativeId) => this.nativeIdStmt.run(nativeId, ownerOf()[0], id));
   }
 
   /**
@@ -272,18 +273,18 @@ export class ChargesRepository {
       const row = changed === 1 ? this.getAnyStmt.get(id) as unknown[] | undefined : undefined;
       if (!row) throw new Error(`charge ${id} is not stored`);
       // The row names the account: no lookup of the charge per id.
-      indexNativeIds(patch, () => this.refsWanted(id), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
+      indexNativeIds(patch, () => this.refsWanted(row[ACCOUNT_ID] as string, row[GATEWAY] as string | null), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
       return fromValues(row);
     };
     return this.db.inTransaction ? write() : this.db.transaction(write)();
   }
 
   /**
-   * Whether the charge's refs ids are indexed: its account's compatibility mode is its gateway. Read in the writer's
+   * Whether a charge's refs ids are indexed: its account's compatibility mode is its gateway. Read in the writer's
    * transaction, so a settle either comes before the settings change that turns the mode on (whose backfill then
    * indexes its refs, AccountsRepository.saveSettings) or sees the mode on.
    */
-  private readonly refsWanted = (id: string): boolean => this.refsWantedStmt.get(id) !== undefined;
+  private readonly refsWanted = (accountId: string, gateway: string | null): boolean => this.refsWantedStmt.get(accountId, gateway) !== undefined;
 
   /**
    * The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs
