@@ -9,7 +9,7 @@ import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 import { waitForHealth } from './health';
-import { mainThreadCpuMs, processCpuMs } from './proc-cpu';
+import { mainThreadCpuMs, processCounters, processCpuMs } from './proc-cpu';
 import { today } from '../src/gateways/common';
 import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
 
@@ -17,7 +17,7 @@ import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
  * `npm run bench:ab -- <checkout>[|<node flags>[|<label>]] ...`: CPU per charge of several RouteGate builds (each a
  * checkout with its dist/ built, this one included as `.`) against the same plain proxy, taken in turns, so a
  * change is measured against its base under the same machine load: this machine's speed moves by 20% and more
- * between runs, far more than most changes. Prints each run, then the medians: CPU per request of the process
+ * between runs, far more than most changes. Prints each run (its CPU split into user and system, with its page faults and context switches a request), then the medians: CPU per request of the process
  * (all its threads), the main thread's share, throughput, and the ratio to the proxy's CPU. AB_REPS (5) runs of
  * AB_SECONDS (5) at AB_CONNECTIONS (20) after one warm-up of AB_WARMUP_SECONDS (8) per target, the builds' order rotating from run to run; AB_FLOOR=1 adds bench/floor.ts,
  * a charge's HTTP alone; AB_IDEMPOTENCY=1 gives every request an Idempotency-Key of its own. A measuring tool: nothing here ships in the service.
@@ -104,12 +104,17 @@ async function main(): Promise<void> {
       // Every run meets the emulator empty: one that kept the earlier runs' orders grew slower run by run.
       await resetEmulator(emulators);
       const before = cpuMs(t.pid);
+      const countersBefore = processCounters(t.pid);
       const r = await run(t, SECONDS);
       const after = cpuMs(t.pid);
+      const countersAfter = processCounters(t.pid);
       if (r.non2xx || r.errors) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       const n = r.requests.total;
       results[i].push({ all: (after.all - before.all) / n, main: (after.main - before.main) / n, rps: r.requests.average });
-      process.stdout.write(`${rep} ${t.name.padEnd(16)} ${((after.all - before.all) / n).toFixed(3)} ms/request  ${r.requests.average.toFixed(0)} req/s\n`);
+      const per = (key: keyof typeof countersAfter, digits: number) => ((countersAfter[key] - countersBefore[key]) / n).toFixed(digits);
+      process.stdout.write(`${rep} ${t.name.padEnd(16)} ${((after.all - before.all) / n).toFixed(3)} ms/request  ${r.requests.average.toFixed(0)} req/s  `
+        + `(user ${per('userMs', 3)}, system ${per('systemMs', 3)} ms; a request: ${per('minorFaults', 2)} faults, `
+        + `${per('voluntary', 2)} switches given up, ${per('involuntary', 2)} preempted)\n`);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -24,3 +24,29 @@ export function mainThreadCpuMs(pid: number): number {
     return 0;
   }
 }
+
+/**
+ * What a process's threads have spent and met so far, from /proc (Linux; zeros elsewhere): user and system CPU ms
+ * apart, minor page faults, and context switches given up (voluntary) and taken (involuntary), summed over the
+ * threads alive now. A run whose CPU per request stands out can then be told apart: more kernel time, more faults,
+ * more preemption, or the same counts at a slower pace.
+ */
+export interface ProcessCounters { userMs: number; systemMs: number; minorFaults: number; voluntary: number; involuntary: number }
+
+export function processCounters(pid: number): ProcessCounters {
+  const counters: ProcessCounters = { userMs: 0, systemMs: 0, minorFaults: 0, voluntary: 0, involuntary: 0 };
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    counters.minorFaults = Number(fields[7]);
+    counters.userMs = (Number(fields[11]) * 1000) / 100;
+    counters.systemMs = (Number(fields[12]) * 1000) / 100;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+      const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      counters.voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      counters.involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    }
+  } catch {
+    // the process has exited, or this is not Linux: zeros
+  }
+  return counters;
+}
