@@ -1,9 +1,17 @@
 import fs from 'node:fs';
 
-/** User + system CPU ms in a `/proc/.../stat` line: utime and stime, in USER_HZ (100 a second). */
+/** The fields of a `/proc/.../stat` line after the command name: index 0 is the state, 7 minflt, 11 utime, 12 stime. */
+function statFields(stat: string): string[] {
+  return stat.split(') ')[1].split(' ');
+}
+
+/** Clock ticks (USER_HZ, 100 a second) as ms. */
+const ticksMs = (ticks: string): number => (Number(ticks) * 1000) / 100;
+
+/** User + system CPU ms in a `/proc/.../stat` line: utime and stime. */
 function statCpuMs(stat: string): number {
-  const fields = stat.split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  const fields = statFields(stat);
+  return ticksMs(fields[11]) + ticksMs(fields[12]);
 }
 
 /** CPU ms a process has used so far, all its threads (exited ones included), from /proc (Linux); 0 elsewhere. */
@@ -36,10 +44,10 @@ export interface ProcessCounters { userMs: number; systemMs: number; minorFaults
 export function processCounters(pid: number): ProcessCounters {
   const counters: ProcessCounters = { userMs: 0, systemMs: 0, minorFaults: 0, voluntary: 0, involuntary: 0 };
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = statFields(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
     counters.minorFaults = Number(fields[7]);
-    counters.userMs = (Number(fields[11]) * 1000) / 100;
-    counters.systemMs = (Number(fields[12]) * 1000) / 100;
+    counters.userMs = ticksMs(fields[11]);
+    counters.systemMs = ticksMs(fields[12]);
     for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
       const status = fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
       counters.voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);

@@ -101,7 +101,7 @@ async function load(
   return {
     saturatedCpu: { server: (after.server - before.server) / n, servers: (after.servers - before.servers) / n },
     pacedCpu: (cpu().server - beforePaced.server) / pacedRequests,
-    requestsTotal: warm.requests.total + saturated.requests.total + paced.warmupCount + paced.count + paced.failures,
+    requestsTotal: warm.requests.total + saturated.requests.total + pacedRequests,
     name: target.name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
     errors: saturated.errors + saturated.timeouts + paced.failures, non2xx: saturated.non2xx,
   };
