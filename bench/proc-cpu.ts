@@ -9,7 +9,7 @@ function statFields(stat: string): string[] {
 const ticksMs = (ticks: string): number => (Number(ticks) * 1000) / 100;
 
 /** User + system CPU ms in a `/proc/.../stat` line: utime and stime. */
-function statCpuMs(stat: string): number {
+export function statCpuMs(stat: string): number {
   const fields = statFields(stat);
   return ticksMs(fields[11]) + ticksMs(fields[12]);
 }

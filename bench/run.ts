@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/lib/paths';
 import { pacedLatencyApart } from './paced-client';
+import { describeOtherCpu, otherProcessesCpu, processesCpu } from './machine-noise';
 import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
 import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
@@ -66,6 +67,8 @@ interface Result {
   serversCpuMsPerRequest?: number; // the same plus the emulator's
   serverCpuMsPerRequestAllPhases?: number; // the process's CPU over the warm-up, saturated and paced runs, per request
   serverCpuMsPerRequestPaced?: number; // the process's CPU per request over the paced run (its warm-up included)
+  pacedOtherCpuMs: number; // CPU the machine's other processes (not the bench's) used during the paced run
+  pacedOtherTop: string; // the largest of them by command name, e.g. `kdamond.0 30 ms, beam.smp 10 ms`
   errors: number;
   non2xx: number;
 }
@@ -95,7 +98,9 @@ async function load(
   // Only the request goes to the paced client (over its stdin, as JSON): not the server's process handle.
   const { url, headers, body } = target;
   const beforePaced = cpu();
+  const machineBefore = processesCpu();
   const paced = await pacedLatencyApart({ url, headers, body }, LATENCY_RATE, LATENCY_SECONDS, LATENCY_WARMUP_SECONDS);
+  const other = otherProcessesCpu(machineBefore, processesCpu(), [process.pid, ...children.map((c) => c.pid ?? 0)]);
   const pacedRequests = paced.warmupCount + paced.count + paced.failures;
   const n = saturated.requests.total;
   return {
@@ -103,6 +108,7 @@ async function load(
     pacedCpu: (cpu().server - beforePaced.server) / pacedRequests,
     requestsTotal: warm.requests.total + saturated.requests.total + pacedRequests,
     name: target.name, requestsPerSec: saturated.requests.average, p50: paced.p50, p99: paced.p99, saturatedP50: saturated.latency.p50,
+    pacedOtherCpuMs: Math.round(other.ms), pacedOtherTop: describeOtherCpu(other),
     errors: saturated.errors + saturated.timeouts + paced.failures, non2xx: saturated.non2xx,
   };
 }
@@ -228,6 +234,10 @@ async function main(): Promise<void> {
   // at saturation, and the p50 added follows the difference (docs/performance.md, thirteenth round).
   line(met.p99, `p99 added at ${LATENCY_RATE} req/s ${ratios.p99AddedMs.toFixed(2)} ms (<= ${targets.p99AddedAtMostMs} ms); p50 added ${ratios.p50AddedMs.toFixed(2)} ms; `
     + `CPU per request at that rate ${c.serverCpuMsPerRequestPaced} vs proxy ${b.serverCpuMsPerRequestPaced} ms`);
+  // Not a target: what else the machine ran while the paced runs were timed. On the bench's 2-core hosts a task that
+  // holds one core for milliseconds (the kernel's DAMON every half second) puts every process on the other: the
+  // paced runs' slowest requests (docs/performance.md, fifteenth round).
+  process.stdout.write(`machine    other processes' CPU during the paced runs: ${results.map((r) => `${r.name.slice(0, 1)} ${r.pacedOtherCpuMs} ms (${r.pacedOtherTop})`).join('; ')}\n`);
   line(met.rss, `RouteGate RSS after ${chargesMade} charges ${rssMb} MB (<= ${targets.rssAfterLoadAtMostMb} MB)`);
   if (growth) {
     for (const k of Object.keys(growth.empty) as Array<keyof GrowthFigures>) {
@@ -240,6 +250,12 @@ async function main(): Promise<void> {
 }
 
 /** The median of each figure over the runs of one target. */
+/** The other processes' CPU of the run with the median figure: its total and the names that made it. */
+function otherOfMedianRun(runs: Result[]): Pick<Result, 'pacedOtherCpuMs' | 'pacedOtherTop'> {
+  const median = [...runs].sort((x, y) => x.pacedOtherCpuMs - y.pacedOtherCpuMs)[Math.floor((runs.length - 1) / 2)];
+  return { pacedOtherCpuMs: median.pacedOtherCpuMs, pacedOtherTop: median.pacedOtherTop };
+}
+
 function medianResult(runs: Result[]): Result {
   const med = (pick: (r: Result) => number | undefined) => {
     const v = runs.map(pick).filter((x): x is number => typeof x === 'number').sort((x, y) => x - y);
@@ -249,7 +265,7 @@ function medianResult(runs: Result[]): Result {
     name: runs[0].name, requestsPerSec: med((r) => r.requestsPerSec)!, p50: med((r) => r.p50)!, p99: med((r) => r.p99)!,
     saturatedP50: med((r) => r.saturatedP50)!, requestsTotal: med((r) => r.requestsTotal)!, serverCpuMsPerRequest: med((r) => r.serverCpuMsPerRequest),
     serversCpuMsPerRequest: med((r) => r.serversCpuMsPerRequest), serverCpuMsPerRequestAllPhases: med((r) => r.serverCpuMsPerRequestAllPhases),
-    serverCpuMsPerRequestPaced: med((r) => r.serverCpuMsPerRequestPaced), errors: runs.reduce((n, r) => n + r.errors, 0), non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    serverCpuMsPerRequestPaced: med((r) => r.serverCpuMsPerRequestPaced), ...otherOfMedianRun(runs), errors: runs.reduce((n, r) => n + r.errors, 0), non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
   };
 }
 
