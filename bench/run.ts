@@ -249,13 +249,13 @@ async function main(): Promise<void> {
   if (!summary.targetsMet) process.exitCode = 1;
 }
 
-/** The median of each figure over the runs of one target. */
 /** The other processes' CPU of the run with the median figure: its total and the names that made it. */
 function otherOfMedianRun(runs: Result[]): Pick<Result, 'pacedOtherCpuMs' | 'pacedOtherTop'> {
   const median = [...runs].sort((x, y) => x.pacedOtherCpuMs - y.pacedOtherCpuMs)[Math.floor((runs.length - 1) / 2)];
   return { pacedOtherCpuMs: median.pacedOtherCpuMs, pacedOtherTop: median.pacedOtherTop };
 }
 
+/** The median of each figure over the runs of one target. */
 function medianResult(runs: Result[]): Result {
   const med = (pick: (r: Result) => number | undefined) => {
     const v = runs.map(pick).filter((x): x is number => typeof x === 'number').sort((x, y) => x - y);
