@@ -38,10 +38,10 @@ export function processesCpu(): ProcessesCpu {
 
 /**
  * The CPU that processes other than `own` used between two readings, summed by command name, largest first. A
- * process started in between counts from its start; one that started and exited in between is not seen. The paced
- * runs' slowest requests on the bench's hosts came while another task held one of the two cores (the kernel's
- * DAMON thread, `kdamond.0`, for 4 to 17 ms every half second: docs/performance.md, fifteenth round), so each
- * paced run reports what else ran during it.
+ * process started in between counts from its start; one that started and exited in between is not seen. On the
+ * fifteenth round's host the paced runs' slowest requests came while another task held one of the two cores (the
+ * kernel's DAMON thread, `kdamond.0`, for 4 to 17 ms every half second: docs/performance.md), so each paced run
+ * reports what else ran during it.
  */
 export function otherProcessesCpu(before: ProcessesCpu, after: ProcessesCpu, own: Iterable<number>, top = 3): OtherCpu {
   const skip = new Set(own);

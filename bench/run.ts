@@ -234,9 +234,9 @@ async function main(): Promise<void> {
   // at saturation, and the p50 added follows the difference (docs/performance.md, thirteenth round).
   line(met.p99, `p99 added at ${LATENCY_RATE} req/s ${ratios.p99AddedMs.toFixed(2)} ms (<= ${targets.p99AddedAtMostMs} ms); p50 added ${ratios.p50AddedMs.toFixed(2)} ms; `
     + `CPU per request at that rate ${c.serverCpuMsPerRequestPaced} vs proxy ${b.serverCpuMsPerRequestPaced} ms`);
-  // Not a target: what else the machine ran while the paced runs were timed. On the bench's 2-core hosts a task that
-  // holds one core for milliseconds (the kernel's DAMON every half second) puts every process on the other: the
-  // paced runs' slowest requests (docs/performance.md, fifteenth round).
+  // Not a target: what else the machine ran while the paced runs were timed. On a 2-core host a task that holds one
+  // core for milliseconds (the kernel's DAMON, every half second on the fifteenth round's host) puts every process
+  // on the other: the paced runs' slowest requests (docs/performance.md, fifteenth round).
   process.stdout.write(`machine    other processes' CPU during the paced runs: ${results.map((r) => `${r.name.slice(0, 1)} ${r.pacedOtherCpuMs} ms (${r.pacedOtherTop})`).join('; ')}\n`);
   line(met.rss, `RouteGate RSS after ${chargesMade} charges ${rssMb} MB (<= ${targets.rssAfterLoadAtMostMb} MB)`);
   if (growth) {
