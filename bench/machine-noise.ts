@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { statCpuMs } from './proc-cpu';
+import { statCpuMs, statFields } from './proc-cpu';
 
 /**
  * CPU ms each process alive at one moment had used, by pid, with its command name (kernel threads included) and its
@@ -27,7 +27,7 @@ export function processesCpu(): ProcessesCpu {
   for (const pid of pids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+      const start = Number(statFields(stat)[19]);
       all.set(Number(pid), { name: commandName(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))), ms: statCpuMs(stat), start });
     } catch {
       // it exited between the listing and the read

@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 
-/** The fields of a `/proc/.../stat` line after the command name: index 0 is the state, 7 minflt, 11 utime, 12 stime. */
-function statFields(stat: string): string[] {
-  return stat.split(') ')[1].split(' ');
+/**
+ * The fields of a `/proc/.../stat` line after the command name: index 0 is the state, 7 minflt, 11 utime, 12 stime,
+ * 19 starttime. The name ends at the line's last `)`: it may itself hold one.
+ */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** Clock ticks (USER_HZ, 100 a second) as ms. */
