@@ -22,6 +22,7 @@ import { chargeRoutes } from './charges/routes';
 import { coproducerRoutes } from './splits/routes';
 import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
+import { GATEWAYS_NAMING_CHARGE_ID } from './gateways/registry';
 import { ChargeService, type GatewayDeps } from './charges/orchestrator';
 import { Reconciler } from './charges/reconciler';
 import { IdempotencyPurger } from './http/idempotency-purge';
@@ -90,6 +91,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const mappings = loadMappings(config.mappingsDir);
   assertShippedMappings(config.mappingsDir, mappings);
   const store = opts.store ?? await openStore(config, { serving: true });
+  // Webhooks find these gateways' charges by RouteGate's own id: their gateway ids are indexed only for compatibility mode.
+  store.charges.gatewaysNamingChargeId = GATEWAYS_NAMING_CHARGE_ID;
   const vault = new CredentialVault(store, config.masterKey);
   try {
     await vault.verifyMasterKey();

@@ -11,9 +11,11 @@ import { PgChargesRepository } from '../src/store/pg/charges';
 import { newChargeId } from '../src/charges/orchestrator';
 import { migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 
-// Which gateway ids a charge is found by (docs/compatibility.md, "Which gateway ids are indexed"): the gateway's id
-// always; the ids in refs while the account's compatibility mode is the charge's gateway, and from the moment the
-// mode is turned on, for the charges settled before.
+// Which gateway ids a charge is found by (docs/compatibility.md, "Which gateway ids are indexed"): the gateway's id,
+// unless the charge's gateway's webhooks name RouteGate's charge id (gatewaysNamingChargeId, which the service sets
+// and these stores leave empty until the last tests); the ids in refs, and that gateway's id too, while the account's
+// compatibility mode is the charge's gateway, and from the moment the mode is turned on, for the charges settled
+// before.
 
 let pgDb: MigratedPgDatabase;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-native-ids-'));
@@ -126,4 +128,44 @@ test('PostgreSQL: turning the mode on waits for a settle in flight that read the
     client.release();
   }
   assert.equal(await found(store, acc, `ch_${c.id}`), c.id, 'the settle that read the mode off is backfilled');
+});
+
+/** The rows charge_native_ids holds for a charge, as either store keeps them. */
+async function indexedIds(name: string, store: Store, chargeId: string): Promise<string[]> {
+  if (name === 'PostgreSQL') {
+    return (await pgDb.pool.query({ text: 'SELECT native_id FROM charge_native_ids WHERE charge_id = $1 ORDER BY native_id', values: [chargeId] })).rows.map((r) => r.native_id);
+  }
+  const db = (store as unknown as { db: { prepare(sql: string): { pluck(): { all(...a: unknown[]): string[] } } } }).db;
+  return db.prepare('SELECT native_id FROM charge_native_ids WHERE charge_id = ? ORDER BY native_id').pluck().all(chargeId);
+}
+
+test('at a gateway whose webhooks name the charge, its gateway id is indexed only for compatibility mode, and backfilled when the mode turns to it', async () => {
+  for (const { name, store } of stores) {
+    store.charges.gatewaysNamingChargeId = new Set(['pagarme']);
+    try {
+      const acc = await account(store);
+      const c = await settled(store, acc);
+      assert.deepEqual(await indexedIds(name, store, c.id), [], `${name}: no random page for a charge webhooks find by RouteGate's id`);
+      assert.equal(await found(store, acc, c.id), c.id, `${name}: RouteGate's own id`);
+      const pagbank = await settled(store, acc, 'pagbank');
+      assert.deepEqual(await indexedIds(name, store, pagbank.id), [`or_${pagbank.id}`], `${name}: another gateway's id stays indexed for its webhooks`);
+      const updated = charge(acc, 'pagarme');
+      await store.charges.insert(updated, { owner: 'creator', expiresAt: Date.now() + 60_000 }, 1);
+      await store.charges.update(updated.id, { externalId: `or_${updated.id}` });
+      assert.deepEqual(await indexedIds(name, store, updated.id), [], `${name}: update() as settle()`);
+
+      await setMode(store, acc, 'pagarme');
+      for (const id of [`or_${c.id}`, `ch_${c.id}`, `qr_${c.id}`]) assert.equal(await found(store, acc, id), c.id, `${name}: ${id} backfilled with the mode`);
+      assert.equal(await found(store, acc, `or_${updated.id}`), updated.id, `${name}: a gateway id without refs is backfilled too`);
+      const during = await settled(store, acc);
+      assert.equal(await found(store, acc, `or_${during.id}`), during.id, `${name}: while the mode is its gateway, settle indexes it`);
+
+      const other = await account(store);
+      const plain = await settled(store, other);
+      await setMode(store, other, 'pagbank');
+      assert.deepEqual(await indexedIds(name, store, plain.id), [], `${name}: another gateway's mode backfills nothing of it`);
+    } finally {
+      store.charges.gatewaysNamingChargeId = new Set();
+    }
+  }
 });

@@ -44,7 +44,7 @@ const PAIRS = {
 
 test('every PostgreSQL repository has exactly the SQLite methods, async (checked by the compiler, then by name)', () => {
   const compiled: Record<keyof typeof PAIRS, true> = {
-    charges: true as Contract<ChargesRepository, PgChargesRepository, 'attemptListener'>,
+    charges: true as Contract<ChargesRepository, PgChargesRepository, 'attemptListener' | 'gatewaysNamingChargeId'>,
     idempotency: true as Contract<IdempotencyRepository, PgIdempotencyRepository>,
     customers: true as Contract<CustomersRepository, PgCustomersRepository>,
     coproducers: true as Contract<CoproducersRepository, PgCoproducersRepository>,
@@ -57,6 +57,7 @@ test('every PostgreSQL repository has exactly the SQLite methods, async (checked
     assert.deepEqual(methods(Pg.prototype).filter((m) => m !== 'notify' && !(extra as readonly string[]).includes(m)), methods(Lite.prototype).filter((m) => m !== 'notify'), name);
   }
   assert.ok(Object.getOwnPropertyDescriptor(PgChargesRepository.prototype, 'attemptListener')?.set, 'attemptListener is settable');
+  assert.ok(Object.getOwnPropertyDescriptor(PgChargesRepository.prototype, 'gatewaysNamingChargeId')?.set, 'gatewaysNamingChargeId is settable');
 });
 
 interface Repos {

@@ -49,6 +49,13 @@ export interface GatewayDescriptor {
   /** Webhook verification, event ids and fetches (src/gateways/<id>/webhook.ts); absent: no receiver for the gateway. */
   webhook?: GatewayWebhook;
   /**
+   * true when every webhook this gateway sends about a charge carries RouteGate's charge id, as its webhook mapping's
+   * `reference` (an order code, a metadata field): its webhooks then find the charge by that id, and the gateway's id
+   * for it is indexed only where compatibility mode's native calls need it (docs/compatibility.md, "Which gateway ids
+   * are indexed"). Absent: the gateway's id is always indexed, for notifications that name nothing else.
+   */
+  webhooksNameChargeId?: boolean;
+  /**
    * Native id prefixes of the card tokens and saved payment methods this gateway issues (only ones no other gateway
    * uses): a token carrying one is only ever sent to this gateway, whatever the account's primary.
    */

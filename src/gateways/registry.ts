@@ -22,6 +22,9 @@ export const GATEWAY_IDS: readonly string[] = GATEWAYS.map((g) => g.id);
 
 export const ADAPTERS: Readonly<Record<string, GatewayAdapter>> = Object.freeze(Object.fromEntries(GATEWAYS.map((g) => [g.id, g.adapter])));
 
+/** The gateways whose webhooks name RouteGate's charge id (descriptor.webhooksNameChargeId). */
+export const GATEWAYS_NAMING_CHARGE_ID: ReadonlySet<string> = new Set(GATEWAYS.filter((g) => g.webhooksNameChargeId).map((g) => g.id));
+
 export function adapterFor(id: string): GatewayAdapter {
   return ADAPTERS[id];
 }

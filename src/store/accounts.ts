@@ -51,7 +51,7 @@ export class AccountsRepository {
   private readonly settingsById;
   private readonly updateSettingsStmt;
   private readonly compatModeStmt;
-  private readonly indexRefsStmt;
+  private readonly indexCompatIdsStmt;
 
   private readonly accountCache: ReadCache<AccountRow>;
   private readonly settingsCache: ReadCache<SettingsRow>;
@@ -70,7 +70,7 @@ export class AccountsRepository {
       'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, updated_at = ? WHERE account_id = ?',
     );
     this.compatModeStmt = db.prepare('SELECT compatibility_mode FROM settings WHERE account_id = ?').pluck();
-    this.indexRefsStmt = db.prepare(INDEX_REFS_SQL);
+    this.indexCompatIdsStmt = db.prepare(INDEX_COMPAT_IDS_SQL);
   }
 
   async create(a: { id: string; name: string; email: string; webhookToken: string }): Promise<AccountRow> {
@@ -117,9 +117,10 @@ export class AccountsRepository {
   }
 
   /**
-   * The settings, and when the compatibility mode is turned to a gateway, the refs ids of the account's charges at
-   * that gateway indexed in the same transaction (charges index them only while the mode is their gateway:
-   * ChargesRepository.refsWanted). One writer at a time: every settle comes before this or sees the new mode.
+   * The settings, and when the compatibility mode is turned to a gateway, the gateway ids of the account's charges at
+   * that gateway indexed in the same transaction (charges index their refs ids, and a gateway's id its webhooks do
+   * not need, only while the mode is their gateway: ChargesRepository.refsWanted). One writer at a time: every
+   * settle comes before this or sees the new mode.
    */
   async saveSettings(id: string, s: SettingsRow): Promise<void> {
     this.forget();
@@ -127,16 +128,23 @@ export class AccountsRepository {
       const current = this.compatModeStmt.get(id) as string | null | undefined; // undefined: no settings row
       const turnedOn = s.compatibilityMode !== null && current !== undefined && current !== s.compatibilityMode;
       this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id);
-      if (turnedOn) this.indexRefsStmt.run(id, s.compatibilityMode);
+      if (turnedOn) this.indexCompatIdsStmt.run({ account: id, gateway: s.compatibilityMode });
     };
     if (this.db.inTransaction) save(); else this.db.transaction(save)();
   }
 }
 
-/** The refs ids of an account's charges at a gateway (parameters: account, gateway), indexed for findByAnyId. */
-const INDEX_REFS_SQL = `INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id)
+/**
+ * The gateway ids of an account's charges at a gateway (parameters: @account, @gateway), indexed for findByAnyId when
+ * the account's compatibility mode turns to that gateway: the ids in refs, and the gateway's own id, which a gateway
+ * whose webhooks name the charge did not need indexed before (ChargesRepository.indexNativeIds).
+ */
+const INDEX_COMPAT_IDS_SQL = `INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id)
   SELECT j.value, c.account_id, c.id FROM charges c, json_each(c.refs) j
-  WHERE c.account_id = ? AND c.gateway = ? AND c.refs IS NOT NULL AND j.type = 'text' AND j.value <> ''`;
+  WHERE c.account_id = @account AND c.gateway = @gateway AND c.refs IS NOT NULL AND j.type = 'text' AND j.value <> ''
+  UNION ALL
+  SELECT c.external_id, c.account_id, c.id FROM charges c
+  WHERE c.account_id = @account AND c.gateway = @gateway AND c.external_id IS NOT NULL AND c.external_id <> ''`;
 
 /** The gateway-declared settings, as stored in the gateway_settings JSON column (both stores). */
 export function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {

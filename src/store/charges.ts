@@ -164,17 +164,22 @@ function patchValues(keys: Array<keyof ChargeRecord>, patch: ChargePatch): unkno
 }
 
 /**
- * The gateway ids a patch gives the charge, indexed in the caller's transaction: the gateway's id (`externalId`)
- * always, for webhooks (findCharge) and native follow-ups (findByAnyId); the other ids in `refs` only when
- * `refsWanted()` says so. Only native follow-ups name a charge by a refs id, and only accounts whose compatibility
- * mode is the charge's gateway make them; each id indexed is a random page written per charge
- * (docs/compatibility.md, "Which gateway ids are indexed"; docs/performance.md, twelfth round).
+ * The gateway ids a patch gives the charge, indexed in the caller's transaction. Native follow-ups name a charge by
+ * any of them, and only accounts whose compatibility mode is the charge's gateway make those (`compatWanted()`).
+ * Webhooks name it by the gateway's id (`externalId`), or, at a gateway whose webhooks carry RouteGate's charge id
+ * (`gatewayNamesChargeId()`), by that id too (findCharge tries both). So the gateway's id is indexed unless its
+ * webhooks name the charge and the mode is not its gateway, and the ids in `refs` only for the mode: each id indexed
+ * is a random page written with the charge (docs/compatibility.md, "Which gateway ids are indexed";
+ * docs/performance.md, twelfth and sixteenth rounds).
  */
-function indexNativeIds(patch: ChargePatch, refsWanted: () => boolean, index: (nativeId: string) => void): void {
-  const external = patch.externalId;
-  if (typeof external === 'string' && external !== '') index(external);
+function indexNativeIds(patch: ChargePatch, gatewayNamesChargeId: () => boolean, compatWanted: () => boolean, index: (nativeId: string) => void): void {
+  const external = typeof patch.externalId === 'string' && patch.externalId !== '' ? patch.externalId : undefined;
   const refs = refsOf(patch).filter((id) => id !== external);
-  if (refs.length > 0 && refsWanted()) for (const id of new Set(refs)) index(id);
+  if (external === undefined && refs.length === 0) return;
+  let wanted: boolean | undefined;
+  const compat = () => (wanted ??= compatWanted());
+  if (external !== undefined && (!gatewayNamesChargeId() || compat())) index(external);
+  if (refs.length > 0 && compat()) for (const id of new Set(refs)) index(id);
 }
 
 function refsOf(patch: ChargePatch): string[] {
@@ -253,7 +258,7 @@ export class ChargesRepository {
     if (preparedPatch(this.db, this.updateStmts, keys, '').run(values).changes === 0) return;
     let owner: [accountId: string, gateway: string | null] | undefined;
     const ownerOf = () => (owner ??= this.ownerOfStmt.get(id) as [string, string | null]);
-    indexNativeIds(patch, () => this.refsWanted(...ownerOf()), (nativeId) => this.nativeIdStmt.run(nativeId, ownerOf()[0], id));
+    indexNativeIds(patch, () => this.namesChargeId(ownerOf()[1]), () => this.refsWanted(...ownerOf()), (nativeId) => this.nativeIdStmt.run(nativeId, ownerOf()[0], id));
   }
 
   /**
@@ -273,14 +278,25 @@ export class ChargesRepository {
       const row = changed === 1 ? this.getAnyStmt.get(id) as unknown[] | undefined : undefined;
       if (!row) throw new Error(`charge ${id} is not stored`);
       // The row names the account: no lookup of the charge per id.
-      indexNativeIds(patch, () => this.refsWanted(row[ACCOUNT_ID] as string, row[GATEWAY] as string | null), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
+      const gateway = row[GATEWAY] as string | null;
+      indexNativeIds(patch, () => this.namesChargeId(gateway), () => this.refsWanted(row[ACCOUNT_ID] as string, gateway), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
       return fromValues(row);
     };
     return this.db.inTransaction ? write() : this.db.transaction(write)();
   }
 
   /**
-   * Whether a charge's refs ids are indexed: its account's compatibility mode is its gateway. Read in the writer's
+   * The gateways whose webhooks name RouteGate's charge id (GATEWAYS_NAMING_CHARGE_ID, src/gateways/registry.ts), set
+   * by the service. Empty, as the CLI's store has it, every gateway's id is indexed: an extra index entry costs only
+   * its write.
+   */
+  gatewaysNamingChargeId: ReadonlySet<string> = new Set();
+
+  private readonly namesChargeId = (gateway: string | null): boolean => gateway !== null && this.gatewaysNamingChargeId.has(gateway);
+
+  /**
+   * Whether a charge's refs ids are indexed (and its gateway's id, at a gateway whose webhooks name the charge): its
+   * account's compatibility mode is its gateway. Read in the writer's
    * transaction, so a settle either comes before the settings change that turns the mode on (whose backfill then
    * indexes its refs, AccountsRepository.saveSettings) or sees the mode on.
    */

@@ -12,6 +12,9 @@ export const descriptor: GatewayDescriptor = {
   adapter: pagarmeAdapter,
   emulator: pagarmeEmulator,
   webhook: pagarmeWebhook,
+  // The order's `code` is RouteGate's charge id, and charge.* events carry the charge with its order (pagarme.md
+  // section 7; mappings/pagarme/webhook.jsonata reads it as the reference).
+  webhooksNameChargeId: true,
   compat: pagarmeCompat,
   tokenPrefixes: ['token_'],
   splitRecipient: { pattern: '^rp_[A-Za-z0-9]{16}$', description: 'a Pagar.me recipient id (rp_ and 16 letters or digits)' },

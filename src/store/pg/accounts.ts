@@ -29,9 +29,13 @@ const SQL = {
   compatModeForUpdate: 'SELECT compatibility_mode FROM settings WHERE account_id = $1 FOR UPDATE',
   // Waits for every transaction writing charges to end and holds new ones until this one commits (see saveSettings).
   holdChargeWriters: 'LOCK TABLE charges IN SHARE MODE',
-  indexRefs: `INSERT INTO charge_native_ids (account_id, native_id, charge_id)
+  // The refs ids and the gateway's own id (as the SQLite store's INDEX_COMPAT_IDS_SQL).
+  indexCompatIds: `INSERT INTO charge_native_ids (account_id, native_id, charge_id)
     SELECT c.account_id, j.value #>> '{}', c.id FROM charges c, jsonb_each(c.refs::jsonb) j
     WHERE c.account_id = $1 AND c.gateway = $2 AND c.refs IS NOT NULL AND jsonb_typeof(j.value) = 'string' AND j.value #>> '{}' <> ''
+    UNION ALL
+    SELECT c.account_id, c.external_id, c.id FROM charges c
+    WHERE c.account_id = $1 AND c.gateway = $2 AND c.external_id IS NOT NULL AND c.external_id <> ''
     ON CONFLICT DO NOTHING`,
 };
 
@@ -79,8 +83,9 @@ export class PgAccountsRepository {
   }
 
   /**
-   * The settings, and when the compatibility mode is turned to a gateway, the refs ids of the account's charges at
-   * that gateway indexed in the same transaction (a settle indexes them only while the mode is its charge's gateway,
+   * The settings, and when the compatibility mode is turned to a gateway, the gateway ids of the account's charges at
+   * that gateway indexed in the same transaction (a settle indexes its refs ids, and a gateway's id its webhooks do
+   * not need, only while the mode is its charge's gateway,
    * reading the mode in its own statement: PgChargesRepository). Settles run concurrently here, so before the
    * backfill this transaction waits for every transaction writing charges to end and holds new ones until it
    * commits: a settle that read the old mode has committed before the backfill reads, and one held back reads the
@@ -93,7 +98,7 @@ export class PgAccountsRepository {
       const turnedOn = s.compatibilityMode !== null && rows[0] !== undefined && rows[0].compatibility_mode !== s.compatibilityMode;
       if (turnedOn) await tx.query(SQL.holdChargeWriters);
       await tx.query({ name: 'accounts.saveSettings', text: SQL.saveSettings, values });
-      if (turnedOn) await tx.query(SQL.indexRefs, [id, s.compatibilityMode]);
+      if (turnedOn) await tx.query(SQL.indexCompatIds, [id, s.compatibilityMode]);
     }));
   }
 }

@@ -111,7 +111,7 @@ const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT r
  * charge_native_ids in the same statement. With `releaseFor` it also releases that owner's lock (both CASEs read
  * the row's old lock_owner) and returns the row.
  */
-function patchStatement(id: string, patch: ChargePatch, releaseFor?: string): { text: string; values: unknown[] } {
+function patchStatement(id: string, patch: ChargePatch, namingChargeId: ReadonlySet<string>, releaseFor?: string): { text: string; values: unknown[] } {
   const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
     .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
   const values: unknown[] = [id, new Date().toISOString()];
@@ -127,15 +127,18 @@ function patchStatement(id: string, patch: ChargePatch, releaseFor?: string): { 
   const external = typeof patch.externalId === 'string' && patch.externalId !== '' ? patch.externalId : null;
   const refs = [...new Set(Object.values(patch.refs ?? {}))].filter((v): v is string => typeof v === 'string' && v !== '' && v !== external);
   if (external === null && refs.length === 0) return { text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
-  // The gateway's id always; the refs ids only while the account's compatibility mode is the charge's gateway (as
-  // the SQLite store: ChargesRepository.refsWanted; PgAccountsRepository.saveSettings indexes them when it is turned on).
+  // The gateway's id unless the charge's gateway's webhooks name the charge; the refs ids only while the account's
+  // compatibility mode is the charge's gateway, which takes the gateway's id too (as the SQLite store:
+  // ChargesRepository.indexNativeIds; PgAccountsRepository.saveSettings indexes them when it is turned on).
+  const compat = 'EXISTS (SELECT 1 FROM settings s WHERE s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway)';
   return {
     text: `WITH changed AS (${update} RETURNING ${returning}),
       indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
         SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(external === null ? [] : [external])}::text[]) AS n(native_id)
+          WHERE changed.gateway IS NULL OR NOT (changed.gateway = ANY($${values.push([...namingChargeId])}::text[])) OR ${compat}
         UNION ALL
         SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(refs)}::text[]) AS n(native_id)
-          WHERE EXISTS (SELECT 1 FROM settings s WHERE s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway)
+          WHERE ${compat}
         ON CONFLICT DO NOTHING)
       SELECT ${returning} FROM changed`,
     values,
@@ -145,7 +148,11 @@ function patchStatement(id: string, patch: ChargePatch, releaseFor?: string): { 
 /** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
 export interface PgChargesShared {
   attemptListener?: (chargeId: string, a: AttemptRecord) => void;
+  /** ChargesRepository.gatewaysNamingChargeId. */
+  gatewaysNamingChargeId?: ReadonlySet<string>;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Charges and their attempts on PostgreSQL: the contract of ChargesRepository (src/store/charges.ts), every method
@@ -169,7 +176,7 @@ export class PgChargesRepository {
    * the charge is indexed for findByAnyId in the same statement, so the two cannot part even outside a transaction.
    */
   async update(id: string, patch: ChargePatch): Promise<void> {
-    await this.q.query(patchStatement(id, patch));
+    await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId));
   }
 
   /**
@@ -178,7 +185,7 @@ export class PgChargesRepository {
    * `owner` still holds it (as unlock()); the columns are set either way (as update()).
    */
   async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
-    const { rows } = await this.q.query(patchStatement(id, patch, owner));
+    const { rows } = await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId, owner));
     if (!rows[0]) throw new Error(`charge ${id} is not stored`);
     return fromRow(rows[0]);
   }
@@ -219,6 +226,14 @@ export class PgChargesRepository {
   }
 
   /** Told of every attempt row written (metrics observe gateway calls here); it can never fail the write. */
+  get gatewaysNamingChargeId(): ReadonlySet<string> {
+    return this.shared.gatewaysNamingChargeId ?? NONE;
+  }
+
+  set gatewaysNamingChargeId(gateways: ReadonlySet<string>) {
+    this.shared.gatewaysNamingChargeId = gateways;
+  }
+
   get attemptListener(): ((chargeId: string, a: AttemptRecord) => void) | undefined {
     return this.shared.attemptListener;
   }
