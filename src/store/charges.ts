@@ -296,9 +296,9 @@ export class ChargesRepository {
 
   /**
    * Whether a charge's refs ids are indexed (and its gateway's id, at a gateway whose webhooks name the charge): its
-   * account's compatibility mode is its gateway. Read in the writer's
-   * transaction, so a settle either comes before the settings change that turns the mode on (whose backfill then
-   * indexes its refs, AccountsRepository.saveSettings) or sees the mode on.
+   * account's compatibility mode is its gateway. Read in the writer's transaction, so a settle either comes before
+   * the settings change that turns the mode on (whose backfill then indexes those ids, AccountsRepository.saveSettings)
+   * or sees the mode on.
    */
   private readonly refsWanted = (accountId: string, gateway: string | null): boolean => this.refsWantedStmt.get(accountId, gateway) !== undefined;
 

@@ -172,8 +172,9 @@ export class PgChargesRepository {
   }
 
   /**
-   * Set exactly these columns (and updated_at); nothing else in the row is written. Every gateway id the patch gives
-   * the charge is indexed for findByAnyId in the same statement, so the two cannot part even outside a transaction.
+   * Set exactly these columns (and updated_at); nothing else in the row is written. The gateway ids the patch gives
+   * the charge are indexed for findByAnyId (those patchStatement says) in the same statement, so the two cannot part
+   * even outside a transaction.
    */
   async update(id: string, patch: ChargePatch): Promise<void> {
     await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId));
@@ -225,7 +226,7 @@ export class PgChargesRepository {
     this.notify(chargeId, a);
   }
 
-  /** Told of every attempt row written (metrics observe gateway calls here); it can never fail the write. */
+  /** ChargesRepository.gatewaysNamingChargeId, for every repository of this store. */
   get gatewaysNamingChargeId(): ReadonlySet<string> {
     return this.shared.gatewaysNamingChargeId ?? NONE;
   }
@@ -234,6 +235,7 @@ export class PgChargesRepository {
     this.shared.gatewaysNamingChargeId = gateways;
   }
 
+  /** Told of every attempt row written (metrics observe gateway calls here); it can never fail the write. */
   get attemptListener(): ((chargeId: string, a: AttemptRecord) => void) | undefined {
     return this.shared.attemptListener;
   }
