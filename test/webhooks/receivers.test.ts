@@ -176,6 +176,10 @@ test('the account-less URL finds the account through the stored charge; an event
   const events = await m.events();
   assert.equal(events.length, 1);
   assert.equal(events[0].chargeId, charge.id);
+  // A charge.* event carries the charge with its order, whose code names the charge the same way.
+  const paid = pagarmeEvent(`hook_${uid()}`, 'charge.paid', { id: 'ch_y', code: charge.id, amount: 1999, paid_amount: 1999, status: 'paid', payment_method: 'pix', order: { id: charge.externalId, code: charge.id } });
+  assert.equal((await m.post('/api/v1/webhooks/pagarme', paid, pagarmeHeaders(paid, SANDBOX_CREDENTIALS.pagarme.webhookSecret))).status, 200);
+  assert.deepEqual((await m.events()).map((e) => e.chargeId), [charge.id, charge.id]);
   // Verified with that account's secret: another secret is refused there.
   const other = order(`hook_${uid()}`);
   expectError(await m.post('/api/v1/webhooks/pagarme', other, pagarmeHeaders(other, 'another-accounts-secret')), 'WEBHOOK_SIGNATURE_INVALID', 401);
