@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChargeRecord } from '../src/store/charges';
-import type { Store } from '../src/store';
+import type { SqliteStore, Store } from '../src/store';
 import { openSqliteStore } from '../src/store';
 import { PgStore } from '../src/store/pg/index';
 import { PgChargesRepository } from '../src/store/pg/charges';
@@ -135,8 +135,7 @@ async function indexedIds(name: string, store: Store, chargeId: string): Promise
   if (name === 'PostgreSQL') {
     return (await pgDb.pool.query({ text: 'SELECT native_id FROM charge_native_ids WHERE charge_id = $1 ORDER BY native_id', values: [chargeId] })).rows.map((r) => r.native_id);
   }
-  const db = (store as unknown as { db: { prepare(sql: string): { pluck(): { all(...a: unknown[]): string[] } } } }).db;
-  return db.prepare('SELECT native_id FROM charge_native_ids WHERE charge_id = ? ORDER BY native_id').pluck().all(chargeId);
+  return (store as SqliteStore).db.prepare('SELECT native_id FROM charge_native_ids WHERE charge_id = ? ORDER BY native_id').pluck().all(chargeId) as string[];
 }
 
 test('at a gateway whose webhooks name the charge, its gateway id is indexed only for compatibility mode, and backfilled when the mode turns to it', async () => {
