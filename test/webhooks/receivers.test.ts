@@ -180,6 +180,15 @@ test('the account-less URL finds the account through the stored charge; an event
   const paid = pagarmeEvent(`hook_${uid()}`, 'charge.paid', { id: 'ch_y', code: charge.id, amount: 1999, paid_amount: 1999, status: 'paid', payment_method: 'pix', order: { id: charge.externalId, code: charge.id } });
   assert.equal((await m.post('/api/v1/webhooks/pagarme', paid, pagarmeHeaders(paid, SANDBOX_CREDENTIALS.pagarme.webhookSecret))).status, 200);
   assert.deepEqual((await m.events()).map((e) => e.chargeId), [charge.id, charge.id]);
+  // Asaas's webhooks name the charge too: every event carries the payment, whose externalReference is RouteGate's
+  // charge id, so its payment id is not indexed outside compatibility mode either.
+  const atAsaas = await m.charge('asaas', PIX);
+  assert.equal(await h.e2e.sandbox.app.store.charges.findByAnyId(m.id, atAsaas.externalId), undefined);
+  const received = asaasEvent(`evt_${uid()}&1`, 'PAYMENT_RECEIVED', {
+    object: 'payment', id: atAsaas.externalId, externalReference: atAsaas.id, value: 19.99, billingType: 'PIX', status: 'RECEIVED', paymentDate: '2030-01-01',
+  });
+  assert.equal((await m.post('/api/v1/webhooks/asaas', received, asaasHeaders(SANDBOX_CREDENTIALS.asaas.webhookSecret))).status, 200);
+  assert.deepEqual((await m.events()).map((e) => e.chargeId).sort(), [charge.id, charge.id, atAsaas.id].sort());
   // Verified with that account's secret: another secret is refused there.
   const other = order(`hook_${uid()}`);
   expectError(await m.post('/api/v1/webhooks/pagarme', other, pagarmeHeaders(other, 'another-accounts-secret')), 'WEBHOOK_SIGNATURE_INVALID', 401);

@@ -15,6 +15,10 @@ export const descriptor: GatewayDescriptor = {
   // Wallet ids are UUIDs (asaas.md section 9).
   splitRecipient: { pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'an Asaas walletId (a UUID)' },
   webhook: asaasWebhook,
+  // Every PAYMENT_* event carries the payment, whose externalReference is RouteGate's charge id: RouteGate sends it
+  // on every payment it creates, compatibility-mode creates included (asaas.md section 7; mappings/asaas/
+  // webhook.jsonata reads it as the reference, and native.request keeps the client's own in metadata).
+  webhooksNameChargeId: true,
   credentials: {
     apiKey: { required: true, secret: true, description: 'API key ($aact_...)' },
     webhookSecret: { required: true, secret: true, description: 'the access token configured for the webhook in the Asaas panel' },
