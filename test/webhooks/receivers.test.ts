@@ -188,7 +188,16 @@ test('the account-less URL finds the account through the stored charge; an event
     object: 'payment', id: atAsaas.externalId, externalReference: atAsaas.id, value: 19.99, billingType: 'PIX', status: 'RECEIVED', paymentDate: '2030-01-01',
   });
   assert.equal((await m.post('/api/v1/webhooks/asaas', received, asaasHeaders(SANDBOX_CREDENTIALS.asaas.webhookSecret))).status, 200);
-  assert.deepEqual((await m.events()).map((e) => e.chargeId).sort(), [charge.id, charge.id, atAsaas.id].sort());
+  // And Stripe's: charge.refunded carries the Charge, with the metadata Stripe copied from the PaymentIntent
+  // (metadata.rg_charge_id), so the PaymentIntent's id is not indexed either.
+  const atStripe = await m.charge('stripe', PIX);
+  assert.equal(await h.e2e.sandbox.app.store.charges.findByAnyId(m.id, atStripe.externalId), undefined);
+  const refunded = stripeEvent(`evt_${uid()}`, 'charge.refunded', {
+    id: `ch_${uid()}`, object: 'charge', amount: 1999, amount_captured: 1999, amount_refunded: 1999, refunded: true, currency: 'brl',
+    payment_intent: atStripe.externalId, payment_method_details: { type: 'pix' }, metadata: { rg_charge_id: atStripe.id },
+  });
+  assert.equal((await m.post('/api/v1/webhooks/stripe', refunded, stripeHeaders(refunded, SANDBOX_CREDENTIALS.stripe.webhookSecret))).status, 200);
+  assert.deepEqual((await m.events()).map((e) => e.chargeId).sort(), [charge.id, charge.id, atAsaas.id, atStripe.id].sort());
   // Verified with that account's secret: another secret is refused there.
   const other = order(`hook_${uid()}`);
   expectError(await m.post('/api/v1/webhooks/pagarme', other, pagarmeHeaders(other, 'another-accounts-secret')), 'WEBHOOK_SIGNATURE_INVALID', 401);

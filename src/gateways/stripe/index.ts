@@ -13,6 +13,12 @@ export const descriptor: GatewayDescriptor = {
   adapter: stripeAdapter,
   emulator: stripeEmulator,
   webhook: stripeWebhook,
+  // The events RouteGate reads about a charge carry RouteGate's charge id as metadata.rg_charge_id, which it sets on
+  // every PaymentIntent it creates, compatibility-mode creates included (its key wins over a client's). A
+  // payment_intent.* event carries the PaymentIntent. charge.refunded carries the Charge, and Stripe copies the
+  // PaymentIntent's metadata to the Charge it makes when the PaymentIntent is confirmed. mappings/stripe/
+  // webhook.jsonata reads it as the reference.
+  webhooksNameChargeId: true,
   tokenPrefixes: ['pm_', 'tok_', 'src_'],
   // Connect accounts (stripe.md section 9): acct_ and letters or digits.
   splitRecipient: { pattern: '^acct_[A-Za-z0-9]{1,64}$', description: 'a Stripe connected account id (acct_ and letters or digits)' },
