@@ -191,6 +191,7 @@ test('the account-less URL finds the account through the stored charge; an event
   // And Stripe's: charge.refunded carries the Charge, with the metadata Stripe copied from the PaymentIntent
   // (metadata.rg_charge_id), so the PaymentIntent's id is not indexed either.
   const atStripe = await m.charge('stripe', PIX);
+  await h.e2e.control.pay('stripe', atStripe.externalId);
   assert.equal(await h.e2e.sandbox.app.store.charges.findByAnyId(m.id, atStripe.externalId), undefined);
   const refunded = stripeEvent(`evt_${uid()}`, 'charge.refunded', {
     id: `ch_${uid()}`, object: 'charge', amount: 1999, amount_captured: 1999, amount_refunded: 1999, refunded: true, currency: 'brl',
