@@ -119,7 +119,7 @@ export class AccountsRepository {
   /**
    * The settings, and when the compatibility mode is turned to a gateway, the gateway ids of the account's charges at
    * that gateway indexed in the same transaction (charges index their refs ids, and a gateway's id its webhooks do
-   * not need, only while the mode is their gateway: ChargesRepository.refsWanted). One writer at a time: every
+   * not need, only while the mode is their gateway: ChargesRepository.compatModeIsGateway). One writer at a time: every
    * settle comes before this or sees the new mode.
    */
   async saveSettings(id: string, s: SettingsRow): Promise<void> {

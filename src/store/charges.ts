@@ -208,7 +208,7 @@ export class ChargesRepository {
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
-  private readonly refsWantedStmt;
+  private readonly compatModeIsGatewayStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -235,7 +235,7 @@ export class ChargesRepository {
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
-    this.refsWantedStmt = db.prepare('SELECT 1 FROM settings WHERE account_id = ? AND compatibility_mode = ?').pluck();
+    this.compatModeIsGatewayStmt = db.prepare('SELECT 1 FROM settings WHERE account_id = ? AND compatibility_mode = ?').pluck();
   }
 
   /**
@@ -258,7 +258,7 @@ export class ChargesRepository {
     if (preparedPatch(this.db, this.updateStmts, keys, '').run(values).changes === 0) return;
     let owner: [accountId: string, gateway: string | null] | undefined;
     const ownerOf = () => (owner ??= this.ownerOfStmt.get(id) as [string, string | null]);
-    indexNativeIds(patch, () => this.namesChargeId(ownerOf()[1]), () => this.refsWanted(...ownerOf()), (nativeId) => this.nativeIdStmt.run(nativeId, ownerOf()[0], id));
+    indexNativeIds(patch, () => this.namesChargeId(ownerOf()[1]), () => this.compatModeIsGateway(...ownerOf()), (nativeId) => this.nativeIdStmt.run(nativeId, ownerOf()[0], id));
   }
 
   /**
@@ -279,7 +279,7 @@ export class ChargesRepository {
       if (!row) throw new Error(`charge ${id} is not stored`);
       // The row names the account: no lookup of the charge per id.
       const gateway = row[GATEWAY] as string | null;
-      indexNativeIds(patch, () => this.namesChargeId(gateway), () => this.refsWanted(row[ACCOUNT_ID] as string, gateway), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
+      indexNativeIds(patch, () => this.namesChargeId(gateway), () => this.compatModeIsGateway(row[ACCOUNT_ID] as string, gateway), (nativeId) => this.nativeIdStmt.run(nativeId, row[ACCOUNT_ID], id));
       return fromValues(row);
     };
     return this.db.inTransaction ? write() : this.db.transaction(write)();
@@ -295,12 +295,12 @@ export class ChargesRepository {
   private readonly namesChargeId = (gateway: string | null): boolean => gateway !== null && this.gatewaysNamingChargeId.has(gateway);
 
   /**
-   * Whether a charge's refs ids are indexed (and its gateway's id, at a gateway whose webhooks name the charge): its
-   * account's compatibility mode is its gateway. Read in the writer's transaction, so a settle either comes before
+   * Whether the charge's account's compatibility mode is the charge's gateway: then its refs ids are indexed, and its
+   * gateway's id at a gateway whose webhooks name the charge. Read in the writer's transaction, so a settle either comes before
    * the settings change that turns the mode on (whose backfill then indexes those ids, AccountsRepository.saveSettings)
    * or sees the mode on.
    */
-  private readonly refsWanted = (accountId: string, gateway: string | null): boolean => this.refsWantedStmt.get(accountId, gateway) !== undefined;
+  private readonly compatModeIsGateway = (accountId: string, gateway: string | null): boolean => this.compatModeIsGatewayStmt.get(accountId, gateway) !== undefined;
 
   /**
    * The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs
