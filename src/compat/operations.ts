@@ -6,6 +6,7 @@ import { rgHeaders } from '../charges/response-format';
 import type { ChargeRecord } from '../store/charges';
 import { ADAPTERS } from '../gateways/registry';
 import type { GatewayId } from '../gateways/registry-ids';
+import { chargeFromBody } from '../charges/charge-request';
 import { rgError, type RouteGateError } from '../errors';
 import type { SchemaValidator } from '../http/schemas';
 import { validationSummary } from '../http/validation-messages';
@@ -76,7 +77,7 @@ async function failWith(s: CompatServices, call: OperationCall, result: ChargeRe
 async function create(s: CompatServices, call: OperationCall): Promise<OperationAnswer> {
   const { request } = call;
   const valid = await nativeCreateToNormalized(s.deps, s.validator, call.gateway, call.surface, request.account.id, call.native.body);
-  const normalized = { ...valid, currency: (valid.currency ?? 'BRL').toUpperCase(), capture: valid.capture ?? true, clientIp: request.ip };
+  const normalized = chargeFromBody(valid, request.ip);
   const result = await s.charges.create(request.account, request.settings, normalized, {
     idempotencyKey: request.idempotencyKey, deadline: s.charges.deadline(), compatGateway: call.gateway,
   });

@@ -73,7 +73,7 @@ export class DeliveriesRepository {
 
   /** A new pending delivery; with `lease`, held by its creator for the first attempt. */
   async insert(d: { id: string; eventId: string; accountId: string; nextAttemptAt: number; giveUpAt: number }, lease?: { owner: string; expiresAt: number }): Promise<void> {
-    this.insertStmt.run({ ...d, leaseOwner: lease?.owner ?? null, leaseExpiresAt: lease?.expiresAt ?? null, now: nowIso() });
+    this.insertStmt.run({ leaseOwner: lease?.owner ?? null, leaseExpiresAt: lease?.expiresAt ?? null, now: nowIso(), ...d });
   }
 
   /** Take a pending delivery unless a live holder has it. */

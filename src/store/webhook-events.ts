@@ -43,7 +43,8 @@ export class WebhookEventsRepository {
 
   /** false when the event is there already (a duplicate): nothing is written. */
   async insert(e: WebhookEventRecord): Promise<boolean> {
-    return this.insertStmt.run({ ...e, verified: e.verified === null ? null : Number(e.verified) }).changes === 1;
+    // Object.assign, not a leading spread and a key after it (docs/performance.md, eighteenth round).
+    return this.insertStmt.run(Object.assign({}, e, { verified: e.verified === null ? null : Number(e.verified) })).changes === 1;
   }
 
   async findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): Promise<WebhookEventRecord | undefined> {

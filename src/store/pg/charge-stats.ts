@@ -1,3 +1,4 @@
+import { withValues } from './queryable';
 import type { DailyGatewayCount } from '../charge-stats';
 import type { Queryable } from './pool';
 import { BRAZIL_UTC_OFFSET_HOURS } from '../../lib/iso-time';
@@ -19,6 +20,6 @@ export class PgChargeStatsRepository {
 
   /** Charges per calendar day in Brazil (src/lib/iso-time.ts) and gateway, created at or after `sinceIso`. */
   async dailyByGateway(accountId: string, sinceIso: string): Promise<DailyGatewayCount[]> {
-    return (await this.q.query<DailyGatewayCount>({ ...DAILY, values: [accountId, sinceIso] })).rows;
+    return (await this.q.query<DailyGatewayCount>(withValues(DAILY, [accountId, sinceIso]))).rows;
   }
 }

@@ -1,3 +1,4 @@
+import { withValues } from './queryable';
 import { FIXED, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type ListFilter } from '../charges';
 import type { Queryable } from './pool';
 
@@ -168,7 +169,7 @@ export class PgChargesRepository {
    * taken (a create that writes its first attempt with the row takes 1 here instead of a nextSeq after it).
    */
   async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }, opSeq = 0): Promise<void> {
-    await this.q.query({ ...INSERT, values: [...KEYS.map((k) => toColumn(k, c[k])), lock.owner, lock.expiresAt, opSeq] });
+    await this.q.query(withValues(INSERT, [...KEYS.map((k) => toColumn(k, c[k])), lock.owner, lock.expiresAt, opSeq]));
   }
 
   /**
@@ -193,36 +194,35 @@ export class PgChargesRepository {
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
   async findByAnyId(accountId: string, id: string): Promise<ChargeRecord | undefined> {
-    const { rows } = await this.q.query({ ...BY_ANY_ID, values: [accountId, id] });
+    const { rows } = await this.q.query(withValues(BY_ANY_ID, [accountId, id]));
     return rows[0] && fromRow(rows[0]);
   }
 
   /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */
   async tryLock(id: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
-    return (await this.q.query({ ...LOCK, values: [owner, now + leaseMs, id, now] })).rowCount === 1;
+    return (await this.q.query(withValues(LOCK, [owner, now + leaseMs, id, now]))).rowCount === 1;
   }
 
   async unlock(id: string, owner: string): Promise<void> {
-    await this.q.query({ ...UNLOCK, values: [id, owner] });
+    await this.q.query(withValues(UNLOCK, [id, owner]));
   }
 
   /** The next operation number of this charge, taken atomically (each gateway call gets its own key from it). */
   async nextSeq(chargeId: string): Promise<number> {
-    return (await this.q.query<{ op_seq: number }>({ ...NEXT_SEQ, values: [chargeId] })).rows[0]?.op_seq as number;
+    return (await this.q.query<{ op_seq: number }>(withValues(NEXT_SEQ, [chargeId]))).rows[0]?.op_seq as number;
   }
 
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
-    await this.q.query({
-      ...ADD_ATTEMPT,
-      values: [chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString()],
-    });
+    await this.q.query(withValues(ADD_ATTEMPT, [
+      chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString(),
+    ]));
     this.notify(chargeId, a);
   }
 
   /** Record how an in_flight attempt ended. */
   async finishAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
-    await this.q.query({ ...FINISH_ATTEMPT, values: [chargeId, a.seq, ...attemptValues(a)] });
+    await this.q.query(withValues(FINISH_ATTEMPT, [chargeId, a.seq, ...attemptValues(a)]));
     this.notify(chargeId, a);
   }
 
@@ -253,19 +253,19 @@ export class PgChargesRepository {
   }
 
   async get(accountId: string, id: string): Promise<ChargeRecord | undefined> {
-    const { rows } = await this.q.query({ ...GET, values: [id, accountId] });
+    const { rows } = await this.q.query(withValues(GET, [id, accountId]));
     return rows[0] && fromRow(rows[0]);
   }
 
   /** Any account's charge (the reconciler works across accounts). */
   async getById(id: string): Promise<ChargeRecord | undefined> {
-    const { rows } = await this.q.query({ ...GET_ANY, values: [id] });
+    const { rows } = await this.q.query(withValues(GET_ANY, [id]));
     return rows[0] && fromRow(rows[0]);
   }
 
   /** `processing` charges whose next reconciliation is due and that nobody holds (a look: nothing is taken). */
   async dueForReconcile(now: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
-    const { rows } = await this.q.query<{ id: string; account_id: string }>({ ...DUE, values: [now, limit] });
+    const { rows } = await this.q.query<{ id: string; account_id: string }>(withValues(DUE, [now, limit]));
     return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
   }
 
@@ -274,12 +274,12 @@ export class PgChargesRepository {
    * statement: reconcilers in several processes get disjoint sets. The caller unlocks each when done with it.
    */
   async claimDueForReconcile(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
-    const { rows } = await this.q.query<{ id: string; account_id: string }>({ ...CLAIM_DUE, values: [now, limit, owner, now + leaseMs] });
+    const { rows } = await this.q.query<{ id: string; account_id: string }>(withValues(CLAIM_DUE, [now, limit, owner, now + leaseMs]));
     return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
   }
 
   async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
-    await this.q.query({ ...SCHEDULE, values: [attempts, after, id] });
+    await this.q.query(withValues(SCHEDULE, [attempts, after, id]));
   }
 
   async processingCount(): Promise<number> {
@@ -287,11 +287,11 @@ export class PgChargesRepository {
   }
 
   async reconcileAttempts(id: string): Promise<number> {
-    return (await this.q.query<{ reconcile_attempts: number }>({ ...RECONCILE_ATTEMPTS, values: [id] })).rows[0]?.reconcile_attempts ?? 0;
+    return (await this.q.query<{ reconcile_attempts: number }>(withValues(RECONCILE_ATTEMPTS, [id]))).rows[0]?.reconcile_attempts ?? 0;
   }
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {
-    return (await this.q.query({ ...ATTEMPTS, values: [chargeId] })).rows.map(attemptFromRow);
+    return (await this.q.query(withValues(ATTEMPTS, [chargeId]))).rows.map(attemptFromRow);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { withValues } from './queryable';
 import type { CoproducerRecord } from '../coproducers';
 import type { Queryable } from './pool';
 
@@ -33,16 +34,16 @@ export class PgCoproducersRepository {
   constructor(private readonly q: Queryable) {}
 
   async insert(c: CoproducerRecord): Promise<void> {
-    await this.q.query({ ...INSERT, values: [c.id, c.accountId, c.email, c.name, JSON.stringify(c.recipients), c.createdAt, c.updatedAt] });
+    await this.q.query(withValues(INSERT, [c.id, c.accountId, c.email, c.name, JSON.stringify(c.recipients), c.createdAt, c.updatedAt]));
   }
 
   async get(accountId: string, id: string): Promise<CoproducerRecord | undefined> {
-    const row = (await this.q.query<Row>({ ...GET, values: [accountId, id] })).rows[0];
+    const row = (await this.q.query<Row>(withValues(GET, [accountId, id]))).rows[0];
     return row && fromRow(row);
   }
 
   async byEmail(accountId: string, email: string): Promise<CoproducerRecord | undefined> {
-    const row = (await this.q.query<Row>({ ...BY_EMAIL, values: [accountId, email.toLowerCase()] })).rows[0];
+    const row = (await this.q.query<Row>(withValues(BY_EMAIL, [accountId, email.toLowerCase()]))).rows[0];
     return row && fromRow(row);
   }
 
@@ -56,12 +57,12 @@ export class PgCoproducersRepository {
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {
-    return (await this.q.query({ ...DELETE, values: [accountId, id] })).rowCount === 1;
+    return (await this.q.query(withValues(DELETE, [accountId, id]))).rowCount === 1;
   }
 
   /** Newest first; `after` is the last row of the previous page (keyset pagination). */
   async list(accountId: string, limit: number, after?: { createdAt: string; id: string }): Promise<CoproducerRecord[]> {
-    const query = after ? { ...LIST_AFTER, values: [accountId, limit, after.createdAt, after.id] } : { ...LIST, values: [accountId, limit] };
+    const query = after ? withValues(LIST_AFTER, [accountId, limit, after.createdAt, after.id]) : withValues(LIST, [accountId, limit]);
     return (await this.q.query<Row>(query)).rows.map(fromRow);
   }
 }

@@ -1,3 +1,4 @@
+import { withValues } from './queryable';
 import type { CustomerRecord } from '../customers';
 import type { Queryable } from './pool';
 
@@ -19,31 +20,30 @@ export class PgCustomersRepository {
   constructor(private readonly q: Queryable) {}
 
   async insert(c: CustomerRecord): Promise<void> {
-    await this.q.query({
-      ...INSERT,
-      values: [c.id, c.accountId, c.gateway, c.externalId, c.name, c.email, c.document, c.phone ?? null,
-        c.address ? JSON.stringify(c.address) : null, c.metadata ? JSON.stringify(c.metadata) : null, c.createdAt],
-    });
+    await this.q.query(withValues(INSERT, [
+      c.id, c.accountId, c.gateway, c.externalId, c.name, c.email, c.document, c.phone ?? null,
+      c.address ? JSON.stringify(c.address) : null, c.metadata ? JSON.stringify(c.metadata) : null, c.createdAt,
+    ]));
   }
 
   /** The customer RouteGate created under this gateway id, if it did. */
   async byExternalId(accountId: string, externalId: string): Promise<CustomerRecord | undefined> {
-    return fromRow((await this.q.query({ ...BY_EXTERNAL, values: [accountId, externalId] })).rows[0]);
+    return fromRow((await this.q.query(withValues(BY_EXTERNAL, [accountId, externalId]))).rows[0]);
   }
 
   /** The newest customer RouteGate created at this gateway for this document (a charge's inline payer reuses it). */
   async byDocument(accountId: string, gateway: string, document: string): Promise<CustomerRecord | undefined> {
-    return fromRow((await this.q.query({ ...BY_DOCUMENT, values: [accountId, gateway, document] })).rows[0]);
+    return fromRow((await this.q.query(withValues(BY_DOCUMENT, [accountId, gateway, document]))).rows[0]);
   }
 
   /** The account's customer by RouteGate's id (cus_rg_...) or by the gateway's id. */
   async findByAnyId(accountId: string, id: string): Promise<CustomerRecord | undefined> {
-    return fromRow((await this.q.query({ ...BY_ID, values: [accountId, id] })).rows[0]) ?? this.byExternalId(accountId, id);
+    return fromRow((await this.q.query(withValues(BY_ID, [accountId, id]))).rows[0]) ?? this.byExternalId(accountId, id);
   }
 
   /** The account's customers, newest first (a compat gateway's native customer list). */
   async list(accountId: string, limit: number, offset = 0): Promise<CustomerRecord[]> {
-    return (await this.q.query({ ...LIST, values: [accountId, limit, offset] })).rows.map((r) => fromRow(r)!);
+    return (await this.q.query(withValues(LIST, [accountId, limit, offset]))).rows.map((r) => fromRow(r)!);
   }
 }
 

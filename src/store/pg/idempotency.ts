@@ -1,3 +1,4 @@
+import { withValues } from './queryable';
 import type { StoredResponse } from '../idempotency';
 import type { Queryable } from './pool';
 
@@ -38,7 +39,7 @@ export class PgIdempotencyRepository {
   constructor(private readonly q: Queryable) {}
 
   async get(accountId: string, key: string): Promise<StoredResponse | undefined> {
-    const r = (await this.q.query({ ...GET, values: [accountId, key] })).rows[0];
+    const r = (await this.q.query(withValues(GET, [accountId, key]))).rows[0];
     return r && {
       requestHash: r.request_hash as string, statusCode: r.status_code as number | null,
       headers: r.response_headers ? JSON.parse(r.response_headers as string) : {}, body: r.response_body as string | null, expiresAt: r.expires_at as number,
@@ -48,16 +49,16 @@ export class PgIdempotencyRepository {
 
   /** Claim the key for a new request; false when a live entry already holds it. Expired entries are taken over. */
   async claim(accountId: string, key: string, requestHash: string, now: number, ttlMs: number): Promise<boolean> {
-    return (await this.q.query({ ...CLAIM, values: [accountId, key, requestHash, now, now + ttlMs] })).rowCount === 1;
+    return (await this.q.query(withValues(CLAIM, [accountId, key, requestHash, now, now + ttlMs]))).rowCount === 1;
   }
 
   async complete(accountId: string, key: string, statusCode: number, headers: Record<string, string>, body: string): Promise<void> {
-    await this.q.query({ ...COMPLETE, values: [statusCode, JSON.stringify(headers), body, accountId, key] });
+    await this.q.query(withValues(COMPLETE, [statusCode, JSON.stringify(headers), body, accountId, key]));
   }
 
   /** Bind the key to the charge its request created (in the charge insert's transaction). */
   async linkCharge(accountId: string, key: string, chargeId: string): Promise<void> {
-    await this.q.query({ ...LINK, values: [chargeId, accountId, key] });
+    await this.q.query(withValues(LINK, [chargeId, accountId, key]));
   }
 
   /**
@@ -65,16 +66,16 @@ export class PgIdempotencyRepository {
    * request can be); true when this caller now owns it.
    */
   async takeOverStale(accountId: string, key: string, requestHash: string, now: number, staleBefore: number): Promise<boolean> {
-    return (await this.q.query({ ...TAKE_OVER, values: [now, accountId, key, requestHash, staleBefore] })).rowCount === 1;
+    return (await this.q.query(withValues(TAKE_OVER, [now, accountId, key, requestHash, staleBefore]))).rowCount === 1;
   }
 
   /** Forget an unfinished claim so the client may retry with the same key. */
   async release(accountId: string, key: string): Promise<void> {
-    await this.q.query({ ...RELEASE, values: [accountId, key] });
+    await this.q.query(withValues(RELEASE, [accountId, key]));
   }
 
   /** Delete up to `limit` entries that expired by `now` (the oldest first); answers how many went. */
   async purgeExpired(now: number, limit = 1_000): Promise<number> {
-    return (await this.q.query({ ...PURGE, values: [now, limit] })).rowCount ?? 0;
+    return (await this.q.query(withValues(PURGE, [now, limit]))).rowCount ?? 0;
   }
 }

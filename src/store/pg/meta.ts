@@ -1,3 +1,4 @@
+import { withValues } from './queryable';
 import type { Queryable } from './pool';
 
 const GET = { name: 'meta.get', text: 'SELECT value FROM meta WHERE key = $1' };
@@ -8,10 +9,10 @@ export class PgMetaRepository {
   constructor(private readonly q: Queryable) {}
 
   async get(key: string): Promise<string | undefined> {
-    return (await this.q.query<{ value: string }>({ ...GET, values: [key] })).rows[0]?.value;
+    return (await this.q.query<{ value: string }>(withValues(GET, [key]))).rows[0]?.value;
   }
 
   async set(key: string, value: string): Promise<void> {
-    await this.q.query({ ...SET, values: [key, value] });
+    await this.q.query(withValues(SET, [key, value]));
   }
 }
