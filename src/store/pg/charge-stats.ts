@@ -1,7 +1,7 @@
-import { withValues } from './queryable';
 import type { DailyGatewayCount } from '../charge-stats';
 import type { Queryable } from './pool';
 import { BRAZIL_UTC_OFFSET_HOURS } from '../../lib/iso-time';
+import { withValues } from './queryable';
 
 // As in the SQLite store: GROUP BY gateway is the column (input names win in GROUP BY), ORDER BY the output's
 // coalesced one; COUNT FILTER stands for SQLite's SUM of a boolean. A charge counts as approved when a gateway

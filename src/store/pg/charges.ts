@@ -1,6 +1,6 @@
-import { withValues } from './queryable';
 import { FIXED, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type ListFilter } from '../charges';
 import type { Queryable } from './pool';
+import { withValues } from './queryable';
 
 /** Every field of a charge and its column; a Record, so a field added to ChargeRecord fails to compile until mapped. */
 const COLUMN: Record<keyof ChargeRecord, string> = {

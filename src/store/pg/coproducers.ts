@@ -1,6 +1,6 @@
-import { withValues } from './queryable';
 import type { CoproducerRecord } from '../coproducers';
 import type { Queryable } from './pool';
+import { withValues } from './queryable';
 
 interface Row { id: string; account_id: string; email: string; name: string; recipients: string; created_at: string; updated_at: string }
 

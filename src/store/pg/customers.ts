@@ -1,6 +1,6 @@
-import { withValues } from './queryable';
 import type { CustomerRecord } from '../customers';
 import type { Queryable } from './pool';
+import { withValues } from './queryable';
 
 const SELECT = 'id, account_id, gateway, external_id, name, email, document, phone, address, metadata, created_at';
 const INSERT = {

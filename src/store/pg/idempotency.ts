@@ -1,6 +1,6 @@
-import { withValues } from './queryable';
 import type { StoredResponse } from '../idempotency';
 import type { Queryable } from './pool';
+import { withValues } from './queryable';
 
 const GET = {
   name: 'idempotency.get',

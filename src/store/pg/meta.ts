@@ -1,5 +1,5 @@
-import { withValues } from './queryable';
 import type { Queryable } from './pool';
+import { withValues } from './queryable';
 
 const GET = { name: 'meta.get', text: 'SELECT value FROM meta WHERE key = $1' };
 const SET = { name: 'meta.set', text: 'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value' };
