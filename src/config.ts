@@ -24,6 +24,7 @@ export interface Config {
   requestDeadlineMs: number; // a client has its answer by then, whatever the gateways do
   reconcileIntervalMs: number; // how often `processing` charges are settled; 0 = at start-up only
   reconcileBackoffMs: number; // first wait before an unsettled charge is checked again (doubles each time)
+  settleHorizonMs: number; // a lookup's "none" proves a create absent only this long after its last send (docs/charges.md)
   bodyLimit: number; // bytes
   mappingsDir: string; // mappings/<gateway>/*.jsonata, status.json and fixtures
   nodeEnv: string;
@@ -192,6 +193,12 @@ export function loadConfig(env: Env = process.env): Config {
   const requestDeadlineMs = integer(env, 'ROUTEGATE_REQUEST_DEADLINE_MS', 45_000, 1, 3_600_000);
   const reconcileIntervalMs = integer(env, 'ROUTEGATE_RECONCILE_INTERVAL_MS', 30_000, 0, 86_400_000);
   const reconcileBackoffMs = integer(env, 'ROUTEGATE_RECONCILE_BACKOFF_MS', 5_000, 0, 3_600_000);
+  // A gateway may act on a create it holds (slow, queued, retried inside it) long after RouteGate stopped waiting for
+  // the answer: a lookup answering "none" proves nothing until this long after the create last left RouteGate.
+  const settleHorizonMs = integer(env, 'ROUTEGATE_SETTLE_HORIZON_MS', 600_000, 1, 7 * 86_400_000);
+  if (settleHorizonMs <= gatewayTimeoutMs) {
+    throw new ConfigError(`ROUTEGATE_SETTLE_HORIZON_MS (${settleHorizonMs}) must exceed ROUTEGATE_GATEWAY_TIMEOUT_MS (${gatewayTimeoutMs}): a create the gateway still holds when RouteGate stops waiting would otherwise be called absent`);
+  }
   const bodyLimit = integer(env, 'ROUTEGATE_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
   const logLevel = env.ROUTEGATE_LOG_LEVEL?.trim() || 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -218,7 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     redisUrl: redisUrl(env), redisPrefix: redisPrefix(env), trustProxy: trustProxy(env),
     port, host, dbPath, databaseUrl, publicUrl, masterKey: key.key, masterKeySource: key.source, rateLimit, gatewayUrls,
-    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
+    gatewayTimeoutMs, connectTimeoutMs, requestDeadlineMs, reconcileIntervalMs, reconcileBackoffMs, settleHorizonMs, bodyLimit, mappingsDir, nodeEnv, production, logLevel,
     wire, allowFailingMappings, metricsToken, webhookTimeoutMs, webhookRetryBaseMs, webhookWorkerIntervalMs, allowPrivateForwardUrls, admin, sessionKey, sessionTtlMs, warnings,
   };
 }

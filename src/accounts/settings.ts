@@ -10,6 +10,7 @@ export interface SettingsPatch {
   compatibilityMode?: string | null;
   responseFormat?: SettingsRow['responseFormat'];
   webhookForwardUrl?: string | null;
+  orphanPolicy?: SettingsRow['orphanPolicy'];
   /** Settings a gateway declares for itself (descriptor.accountSettings); the schema lists them. */
   [gatewaySetting: string]: unknown;
 }
@@ -25,6 +26,7 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
   if (patch.compatibilityMode !== undefined) next.compatibilityMode = patch.compatibilityMode === null ? null : resolveGatewayId(patch.compatibilityMode)!;
   if (patch.responseFormat !== undefined) next.responseFormat = patch.responseFormat;
   if (patch.webhookForwardUrl !== undefined) next.webhookForwardUrl = patch.webhookForwardUrl;
+  if (patch.orphanPolicy !== undefined) next.orphanPolicy = patch.orphanPolicy;
   for (const name of gatewaySettingNames()) if (patch[name] !== undefined) next[name] = patch[name];
   if (patch.gatewayFallbacks !== undefined) {
     next.gatewayFallbacks = patch.gatewayFallbacks.map((g) => resolveGatewayId(g)!);

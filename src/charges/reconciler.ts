@@ -17,7 +17,9 @@ export interface PassReport { checked: number; settled: number; unsettled: numbe
 /**
  * Settles every `processing` charge to its gateway's truth: at start-up (charges a crash left behind) and then
  * periodically (creates that answered 504). Each charge has its own backoff (reconcile_after); charges someone
- * holds are skipped. It only reads at gateways, through ChargeService.reconcile.
+ * holds are skipped. It only reads at gateways, through ChargeService.reconcile. Then the settled charges under
+ * watch (`failed`/`declined` by settlement within the settle horizon, creates ambiguous at another gateway) are
+ * looked up again, through ChargeService.recheckHeld: a payment made after all is followed, an orphan handled.
  */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -67,10 +69,11 @@ export class Reconciler {
     const seen = new Set<string>();
     // Each lane claims one due charge at a time (its lock taken in the claim, so no other process or lane
     // takes it) and settles it before claiming the next: a claim never waits behind other charges' calls.
-    const lane = async () => {
+    const lane = (kind: 'settle' | 'recheck') => async () => {
       while (!this.stopped && report.checked < limit && this.store.open) {
         const owner = ChargeLocks.newOwner();
-        const [claimed] = await this.store.charges.claimDueForReconcile(owner, Date.now(), this.charges.locks.leaseMs, 1);
+        const claim = kind === 'settle' ? this.store.charges.claimDueForReconcile : this.store.charges.claimRecheckDue;
+        const [claimed] = await claim.call(this.store.charges, owner, Date.now(), this.charges.locks.leaseMs, 1);
         if (!claimed) return;
         if (seen.has(claimed.id)) {
           // Settled nothing this pass (rescheduled in the past by a clock step): leave it to the next pass.
@@ -80,7 +83,8 @@ export class Reconciler {
         seen.add(claimed.id);
         report.checked += 1;
         try {
-          if (await this.charges.reconcileHeld(claimed.id, owner)) report.settled += 1;
+          const settled = kind === 'settle' ? await this.charges.reconcileHeld(claimed.id, owner) : await this.charges.recheckHeld(claimed.id, owner);
+          if (settled) report.settled += 1;
           else report.unsettled += 1;
         } catch (err) {
           report.unsettled += 1;
@@ -88,7 +92,8 @@ export class Reconciler {
         }
       }
     };
-    await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane));
+    await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane('settle')));
+    await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane('recheck')));
     if (report.checked > 0) this.log.info({ reconciler: report }, 'reconciler pass');
     return report;
   }

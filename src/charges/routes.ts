@@ -43,7 +43,11 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
     // A native create is "the same request" by what the client sent, not by its translation (which reads the clock).
     bodyOf: (request) => (request.compatCreate ? request.compatCreate.nativeBody : request.body),
     async answerFromCharge(request, chargeId) {
-      await charges.reconcile(chargeId);
+      // The retry carries the create's request: where the gateway keeps idempotency keys, settlement may replay it
+      // under the create's own key (the same request to the gateway, never a second charge).
+      const replay = request.compatCreate ? undefined
+        : charges.createReplay(request.account, request.settings, chargeFromBody(request.body as ChargeBody, request.ip), chargeId);
+      await charges.reconcile(chargeId, charges.deadline(), replay);
       // Compatibility mode: the same charge, as the compat gateway's native create answers it.
       if (request.compatCreate) return compat.replay(request, chargeId);
       const charge = await deps.store.charges.get(request.account.id, chargeId);

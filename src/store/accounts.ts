@@ -19,11 +19,16 @@ export interface SettingsRow {
   compatibilityMode: string | null;
   responseFormat: 'full' | 'normalized' | 'raw';
   webhookForwardUrl: string | null;
+  /**
+   * A payment found at another gateway with a charge's reference (an orphan): `refund` voids or refunds it at once,
+   * `notify` only announces it (payment.orphaned). docs/charges.md, "Orphans".
+   */
+  orphanPolicy: 'refund' | 'notify';
   /** The settings gateways declare for themselves (descriptor.accountSettings), flattened beside these. */
   [gatewaySetting: string]: unknown;
 }
 
-const CORE_SETTINGS = { primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null } as const;
+const CORE_SETTINGS = { primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund' } as const;
 
 export function defaultSettings(): SettingsRow {
   return { ...CORE_SETTINGS, gatewayFallbacks: [], ...gatewaySettingDefaults() };
@@ -33,7 +38,7 @@ interface RawAccount { id: string; name: string; email: string; active: number; 
 /** A settings row as both stores return it. */
 export interface RawSettings {
   primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
-  gateway_settings: string;
+  gateway_settings: string; orphan_policy?: string | null;
 }
 
 function toAccount(r: RawAccount): AccountRow {
@@ -67,7 +72,7 @@ export class AccountsRepository {
     this.setActiveStmt = db.prepare('UPDATE accounts SET active = ?, updated_at = ? WHERE id = ?');
     this.settingsById = db.prepare('SELECT * FROM settings WHERE account_id = ?');
     this.updateSettingsStmt = db.prepare(
-      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, updated_at = ? WHERE account_id = ?',
+      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, orphan_policy = ?, updated_at = ? WHERE account_id = ?',
     );
     this.compatModeStmt = db.prepare('SELECT compatibility_mode FROM settings WHERE account_id = ?').pluck();
     this.indexCompatIdsStmt = db.prepare(INDEX_COMPAT_IDS_SQL);
@@ -127,7 +132,7 @@ export class AccountsRepository {
     const save = (): void => {
       const current = this.compatModeStmt.get(id) as string | null | undefined; // undefined: no settings row
       const turnedOn = s.compatibilityMode !== null && current !== undefined && current !== s.compatibilityMode;
-      this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id);
+      this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), s.orphanPolicy ?? 'refund', nowIso(), id);
       if (turnedOn) this.indexCompatIdsStmt.run({ account: id, gateway: s.compatibilityMode });
     };
     if (this.db.inTransaction) save(); else this.db.transaction(save)();
@@ -164,5 +169,6 @@ export function toSettings(r: RawSettings | undefined): SettingsRow {
     compatibilityMode: r.compatibility_mode,
     responseFormat: r.response_format as SettingsRow['responseFormat'],
     webhookForwardUrl: r.webhook_forward_url,
+    orphanPolicy: r.orphan_policy === 'notify' ? 'notify' : 'refund',
   };
 }

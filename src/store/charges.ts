@@ -62,6 +62,54 @@ export interface AttemptRecord {
   /** Cents a successful refund moved (one refund of several on the charge). */
   amount?: number | null;
   createdAt?: string;
+  /** A create's: when its request left RouteGate (ms since the epoch); written, not read back with the attempts. */
+  sentAt?: number | null;
+}
+
+/** A create attempt that went out (or may have), as settlement needs it: its key and when it was last sent. */
+export interface CreateSend {
+  seq: number;
+  gateway: string;
+  outcome: AttemptOutcome;
+  ambiguous: boolean;
+  idempotencyKey: string | null;
+  /** ms since the epoch; the attempt's createdAt for rows written before migration 018. */
+  sentAt: number;
+}
+
+/** What RouteGate did with an orphan: nothing yet, undone at the gateway, or left to the merchant (orphanPolicy). */
+export type OrphanAction = 'found' | 'refunded' | 'cancelled' | 'notified';
+
+/** A payment found at a gateway with the charge's reference that is not the charge's own (migration 018). */
+export interface OrphanRecord {
+  gateway: string;
+  externalId: string;
+  chargeId: string;
+  accountId: string;
+  paymentMethod: string;
+  /** The gateway's status when found (RouteGate's normalized status). */
+  status: string;
+  amount: number;
+  action: OrphanAction;
+  message: string | null;
+  foundAt: string;
+  updatedAt: string;
+}
+
+export function orphanFromRow(r: Record<string, unknown>): OrphanRecord {
+  return {
+    gateway: r.gateway as string, externalId: r.external_id as string, chargeId: r.charge_id as string, accountId: r.account_id as string,
+    paymentMethod: r.payment_method as string, status: r.status as string, amount: Number(r.amount), action: r.action as OrphanAction,
+    message: (r.message as string | null) ?? null, foundAt: r.found_at as string, updatedAt: r.updated_at as string,
+  };
+}
+
+export function createSendFromRow(r: Record<string, unknown>): CreateSend {
+  const sentAt = r.sent_at === null || r.sent_at === undefined ? Date.parse(r.created_at as string) : Number(r.sent_at);
+  return {
+    seq: Number(r.seq), gateway: r.gateway as string, outcome: r.outcome as AttemptOutcome, ambiguous: Number(r.ambiguous) === 1,
+    idempotencyKey: (r.idempotency_key as string | null) ?? null, sentAt,
+  };
 }
 
 /** The columns a state change may touch; never id, account_id or created_at. */
@@ -209,6 +257,14 @@ export class ChargesRepository {
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
   private readonly compatModeIsGatewayStmt;
+  private readonly markSentStmt;
+  private readonly createSendsStmt;
+  private readonly recheckStmt;
+  private readonly recheckDueStmt;
+  private readonly addOrphanStmt;
+  private readonly orphansStmt;
+  private readonly orphanActionStmt;
+  private readonly findOrphanStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -221,7 +277,7 @@ export class ChargesRepository {
     this.ownerOfStmt = db.prepare('SELECT account_id, gateway FROM charges WHERE id = ?').raw();
     // Positional parameters, in attemptValues' order (see preparedPatch on named ones).
     this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
-      charge_id, seq, operation, gateway, idempotency_key, created_at) VALUES (${'?, '.repeat(14)}?)`);
+      charge_id, seq, operation, gateway, idempotency_key, created_at, sent_at) VALUES (${'?, '.repeat(15)}?)`);
     this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = ?, error_code = ?, failure_kind = ?, gateway_status = ?, message = ?,
       ambiguous = ?, duration_ms = ?, external_id = ?, amount = ? WHERE charge_id = ? AND seq = ?`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
@@ -236,6 +292,63 @@ export class ChargesRepository {
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
     this.compatModeIsGatewayStmt = db.prepare('SELECT 1 FROM settings WHERE account_id = ? AND compatibility_mode = ?').pluck();
+    this.markSentStmt = db.prepare('UPDATE charge_attempts SET sent_at = ? WHERE charge_id = ? AND seq = ?');
+    this.createSendsStmt = db.prepare(`SELECT seq, gateway, outcome, ambiguous, idempotency_key, sent_at, created_at FROM charge_attempts
+      WHERE charge_id = ? AND operation = 'charge' AND outcome <> 'skipped' ORDER BY seq`);
+    this.recheckStmt = db.prepare('UPDATE charges SET recheck = ? WHERE id = ?');
+    this.recheckDueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE recheck = 1 AND reconcile_after <= ?
+      AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
+    this.addOrphanStmt = db.prepare(`INSERT OR IGNORE INTO charge_orphans (gateway, external_id, charge_id, account_id, payment_method, status, amount, action, message,
+      found_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.orphansStmt = db.prepare('SELECT * FROM charge_orphans WHERE charge_id = ? ORDER BY found_at, gateway');
+    this.orphanActionStmt = db.prepare('UPDATE charge_orphans SET action = ?, message = ?, updated_at = ? WHERE gateway = ? AND external_id = ?');
+    this.findOrphanStmt = db.prepare('SELECT * FROM charge_orphans WHERE gateway = ? AND external_id = ?');
+  }
+
+  /** A create attempt's request is about to leave again (a same-key replay): the settle horizon counts from now. */
+  async markSent(chargeId: string, seq: number, at: number): Promise<void> {
+    this.markSentStmt.run(at, chargeId, seq);
+  }
+
+  /** The charge's create attempts that went out or may have (not the skipped ones), oldest first. */
+  async createSends(chargeId: string): Promise<CreateSend[]> {
+    return (this.createSendsStmt.all(chargeId) as Array<Record<string, unknown>>).map(createSendFromRow);
+  }
+
+  /** Keep (or stop) re-checking a settled charge at the gateways its create reached (migration 018). */
+  async setRecheck(id: string, on: boolean): Promise<void> {
+    this.recheckStmt.run(on ? 1 : 0, id);
+  }
+
+  /** As claimDueForReconcile, for settled charges marked for a re-check. */
+  async claimRecheckDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
+    const claimed: Array<{ id: string; accountId: string }> = [];
+    for (const due of this.recheckDueStmt.all(now, now, limit) as Array<{ id: string; account_id: string }>) {
+      if (await this.tryLock(due.id, owner, now, leaseMs)) claimed.push({ id: due.id, accountId: due.account_id });
+    }
+    return claimed;
+  }
+
+  /** Record an orphan once; false when it was recorded already. */
+  async addOrphan(o: OrphanRecord): Promise<boolean> {
+    return this.addOrphanStmt.run(o.gateway, o.externalId, o.chargeId, o.accountId, o.paymentMethod, o.status, o.amount, o.action, o.message, o.foundAt, o.updatedAt).changes === 1;
+  }
+
+  async orphans(chargeId: string): Promise<OrphanRecord[]> {
+    return (this.orphansStmt.all(chargeId) as Array<Record<string, unknown>>).map(orphanFromRow);
+  }
+
+  async setOrphanAction(gateway: string, externalId: string, action: OrphanAction, message: string | null): Promise<void> {
+    this.orphanActionStmt.run(action, message, nowIso(), gateway, externalId);
+  }
+
+  /**
+   * The orphan a gateway's id names, if any: a webhook about a payment that is not its charge's own is attached to
+   * the charge through this (the charge row names another gateway, so the usual lookup finds nothing).
+   */
+  async findOrphan(gateway: string, externalId: string): Promise<OrphanRecord | undefined> {
+    const r = this.findOrphanStmt.get(gateway, externalId) as Record<string, unknown> | undefined;
+    return r && orphanFromRow(r);
   }
 
   /**
@@ -330,7 +443,7 @@ export class ChargesRepository {
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     const values = attemptValues(a);
-    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso());
+    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso(), a.sentAt ?? null);
     this.attemptStmt.run(values);
     this.notify(chargeId, a);
   }

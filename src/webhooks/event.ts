@@ -2,6 +2,8 @@ import type { ChargeStatus, DeclineCode, PaymentMethod } from '../gateways/types
 
 export type RouteGateEventType =
   | 'payment.approved' | 'payment.failed' | 'payment.refunded'
+  /** RouteGate's own: a payment at a gateway with a charge's reference that is not the charge's (docs/charges.md, "Orphans"). */
+  | 'payment.orphaned'
   | 'subscription.created' | 'subscription.cancelled' | 'subscription.renewal_failed';
 
 /** What a webhook mapping produces (schemas/mappings/webhook-result.json). */

@@ -1,4 +1,7 @@
-import { FIXED, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type ListFilter } from '../charges';
+import {
+  FIXED, createSendFromRow, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
+  type OrphanAction, type OrphanRecord,
+} from '../charges';
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
 
@@ -70,7 +73,7 @@ const BY_ANY_ID = {
 const ADD_ATTEMPT = {
   name: 'charges.add-attempt',
   text: `INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous,
-      duration_ms, external_id, amount, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      duration_ms, external_id, amount, idempotency_key, created_at, sent_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 };
 const FINISH_ATTEMPT = {
   name: 'charges.finish-attempt',
@@ -105,6 +108,29 @@ const CLAIM_DUE = {
 };
 const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
+const MARK_SENT = { name: 'charges.mark-sent', text: 'UPDATE charge_attempts SET sent_at = $1 WHERE charge_id = $2 AND seq = $3' };
+const CREATE_SENDS = {
+  name: 'charges.create-sends',
+  text: `SELECT seq, gateway, outcome, ambiguous, idempotency_key, sent_at, created_at FROM charge_attempts
+    WHERE charge_id = $1 AND operation = 'charge' AND outcome <> 'skipped' ORDER BY seq`,
+};
+const RECHECK = { name: 'charges.recheck', text: 'UPDATE charges SET recheck = $1 WHERE id = $2' };
+const RECHECK_WHERE = 'recheck = 1 AND reconcile_after <= $1 AND (lock_owner IS NULL OR lock_expires_at <= $1)';
+const CLAIM_RECHECK = {
+  name: 'charges.claim-recheck',
+  text: `WITH due AS (SELECT id FROM charges WHERE ${RECHECK_WHERE} ORDER BY reconcile_after LIMIT $2 FOR UPDATE SKIP LOCKED),
+    claimed AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4 FROM due WHERE charges.id = due.id
+      RETURNING charges.id, charges.account_id, charges.reconcile_after)
+    SELECT id, account_id FROM claimed ORDER BY reconcile_after, id`,
+};
+const ADD_ORPHAN = {
+  name: 'charges.add-orphan',
+  text: `INSERT INTO charge_orphans (gateway, external_id, charge_id, account_id, payment_method, status, amount, action, message, found_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING`,
+};
+const ORPHANS = { name: 'charges.orphans', text: 'SELECT * FROM charge_orphans WHERE charge_id = $1 ORDER BY found_at, gateway' };
+const ORPHAN_ACTION = { name: 'charges.orphan-action', text: 'UPDATE charge_orphans SET action = $1, message = $2, updated_at = $3 WHERE gateway = $4 AND external_id = $5' };
+const FIND_ORPHAN = { name: 'charges.find-orphan', text: 'SELECT * FROM charge_orphans WHERE gateway = $1 AND external_id = $2' };
 const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT reconcile_attempts FROM charges WHERE id = $1' };
 
 /**
@@ -215,7 +241,7 @@ export class PgChargesRepository {
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     await this.q.query(withValues(ADD_ATTEMPT, [
-      chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString(),
+      chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString(), a.sentAt ?? null,
     ]));
     this.notify(chargeId, a);
   }
@@ -292,6 +318,45 @@ export class PgChargesRepository {
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {
     return (await this.q.query(withValues(ATTEMPTS, [chargeId]))).rows.map(attemptFromRow);
+  }
+
+  /** ChargesRepository.markSent. */
+  async markSent(chargeId: string, seq: number, at: number): Promise<void> {
+    await this.q.query(withValues(MARK_SENT, [at, chargeId, seq]));
+  }
+
+  /** ChargesRepository.createSends. */
+  async createSends(chargeId: string): Promise<CreateSend[]> {
+    return (await this.q.query(withValues(CREATE_SENDS, [chargeId]))).rows.map(createSendFromRow);
+  }
+
+  async setRecheck(id: string, on: boolean): Promise<void> {
+    await this.q.query(withValues(RECHECK, [on ? 1 : 0, id]));
+  }
+
+  /** As claimDueForReconcile (one statement, SKIP LOCKED), for settled charges marked for a re-check. */
+  async claimRecheckDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
+    const { rows } = await this.q.query<{ id: string; account_id: string }>(withValues(CLAIM_RECHECK, [now, limit, owner, now + leaseMs]));
+    return rows.map((r) => ({ id: r.id, accountId: r.account_id }));
+  }
+
+  async addOrphan(o: OrphanRecord): Promise<boolean> {
+    const values = [o.gateway, o.externalId, o.chargeId, o.accountId, o.paymentMethod, o.status, o.amount, o.action, o.message, o.foundAt, o.updatedAt];
+    return (await this.q.query(withValues(ADD_ORPHAN, values))).rowCount === 1;
+  }
+
+  async orphans(chargeId: string): Promise<OrphanRecord[]> {
+    return (await this.q.query(withValues(ORPHANS, [chargeId]))).rows.map(orphanFromRow);
+  }
+
+  async setOrphanAction(gateway: string, externalId: string, action: OrphanAction, message: string | null): Promise<void> {
+    await this.q.query(withValues(ORPHAN_ACTION, [action, message, new Date().toISOString(), gateway, externalId]));
+  }
+
+  /** ChargesRepository.findOrphan: for webhooks about a payment that is not its charge's own. */
+  async findOrphan(gateway: string, externalId: string): Promise<OrphanRecord | undefined> {
+    const { rows } = await this.q.query(withValues(FIND_ORPHAN, [gateway, externalId]));
+    return rows[0] && orphanFromRow(rows[0]);
   }
 
   /**
