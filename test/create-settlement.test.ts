@@ -1,0 +1,278 @@
+import { describe, test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startE2E, CUSTOMER, CARD, type E2E } from './helpers/e2e';
+import { expectError } from './helper';
+import { CREATE_PATH } from './helpers/charge-inputs';
+import { ADAPTERS } from '../src/gateways/registry';
+import { GatewayHttp } from '../src/gateways/http-client';
+import { loadMappings } from '../src/mapping/loader';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
+import type { CallContext, GatewayId } from '../src/gateways/types';
+
+// Issue 39, the create path: a lookup answering "none" is not proof while the gateway may still act on a create it
+// holds (the emulators' `latency`: held, then acted on). Only a connect failure, a refused same-key replay, or a
+// lookup after the settle horizon proves a create absent; everything else is 504 GATEWAY_TIMEOUT and `processing`,
+// settled later to what the gateway did. Over real HTTP against the five emulators, on SQLite and PostgreSQL
+// (ROUTEGATE_TEST_DB=postgres).
+
+const GATEWAY_TIMEOUT_MS = 400;
+const HELD_MS = 1_500;
+const env = {
+  ROUTEGATE_GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS), ROUTEGATE_REQUEST_DEADLINE_MS: '3000', ROUTEGATE_RECONCILE_INTERVAL_MS: '0',
+  ROUTEGATE_RECONCILE_BACKOFF_MS: '0', ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS: '0',
+};
+
+let e2e: E2E;
+before(async () => {
+  e2e = await startE2E(env);
+});
+after(() => e2e.close());
+beforeEach(() => e2e.control.reset());
+
+const card = (extra: Record<string, unknown> = {}) => ({ paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD, ...extra });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every payment any emulator holds with this reference: the buyer's view. */
+async function everywhere(target: E2E, reference: string) {
+  return (await target.control.ledger()).filter((entry) => entry.reference === reference);
+}
+
+/** Wait until the gateway has acted on the request it held. */
+async function untilAt(target: E2E, gateway: GatewayId, reference: string, ms = 5_000) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const found = (await target.control.ledger(gateway)).filter((c) => c.reference === reference);
+    if (found.length > 0) return found;
+    if (Date.now() > until) assert.fail(`${gateway} never made ${reference}`);
+    await sleep(100);
+  }
+}
+
+/** An account whose primary (Asaas: with the customer it requires) is slow beyond the gateway timeout on its creates. */
+async function slowPrimary(target: E2E, gateway: GatewayId, fallback: GatewayId, settings: Record<string, unknown> = {}) {
+  const key = await target.account({ primaryGateway: gateway, gatewayFallbacks: [fallback], ...settings });
+  let extra: Record<string, unknown> = {};
+  if (gateway === 'asaas') extra = { customerId: (await target.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId };
+  // The create and its same-key replay are both held past the timeout; the lookup (a GET) is answered at once.
+  await target.control.fault(gateway, 'latency', { latencyMs: HELD_MS, count: 2, method: 'POST', path: CREATE_PATH[gateway] });
+  return { key, body: card(extra) };
+}
+
+describe('a slow primary: no fallback on a lookup\'s "none", settled to the primary later', () => {
+  for (const gateway of ['asaas', 'pagarme', 'mercadopago'] as const) {
+    test(`${gateway} holds the create past the timeout: 504 processing, the fallback holds nothing, then approved at ${gateway}, one payment`, async () => {
+      const fallback: GatewayId = 'stripe';
+      const { key, body } = await slowPrimary(e2e, gateway, fallback);
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body });
+      expectError(res, 'GATEWAY_TIMEOUT', 504);
+      const id = res.headers['x-rg-charge-id'] as string;
+      assert.match(id, /^chg_/);
+      const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+      assert.equal(stored.body.data.status, 'processing');
+      assert.equal((await e2e.control.ledger(fallback)).length, 0, 'the fallback was never called');
+
+      await untilAt(e2e, gateway, id);
+      await e2e.sandbox.app.reconciler.pass();
+      const settled = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+      assert.equal(settled.body.data.status, 'approved');
+      assert.equal(settled.body.data.gateway, gateway);
+      assert.deepEqual((await everywhere(e2e, id)).map((c) => `${c.gateway}:${c.amount}`), [`${gateway}:2500`], 'exactly one payment, at the primary');
+    });
+  }
+});
+
+describe('before the horizon a retry, a refresh or a cancel never stores failed', () => {
+  test('asaas: same-key retry, ?refresh=true and cancel while asaas holds the create; then approved, one payment', async () => {
+    const { key, body } = await slowPrimary(e2e, 'asaas', 'pagarme');
+    const headers = { 'idempotency-key': `slow-${Date.now()}` };
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    expectError(first, 'GATEWAY_TIMEOUT', 504);
+    const id = first.headers['x-rg-charge-id'] as string;
+
+    const retry = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    expectError(retry, 'GATEWAY_TIMEOUT', 504);
+    assert.equal(retry.headers['x-rg-charge-id'], id);
+    const refreshed = await e2e.call('GET', `/api/v1/charges/${id}?refresh=true`, { key });
+    assert.notEqual(refreshed.status, 200, 'not settled yet');
+    const cancelled = await e2e.call('POST', `/api/v1/charges/${id}/cancel`, { key });
+    assert.notEqual(cancelled.status, 200, 'nothing to cancel yet');
+    const meanwhile = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+    assert.equal(meanwhile.body.data.status, 'processing', 'never failed while asaas may still act');
+
+    await untilAt(e2e, 'asaas', id);
+    const after = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    assert.equal(after.status, 201, after.text);
+    assert.equal(after.body.data.id, id);
+    assert.equal(after.body.data.status, 'approved');
+    assert.deepEqual((await everywhere(e2e, id)).map((c) => c.gateway), ['asaas']);
+  });
+});
+
+describe('after the settle horizon a lookup\'s "none" is proof', () => {
+  test('a tiny horizon: the create never reached asaas; a lookup after the horizon marks the charge failed', async (t) => {
+    const tiny = await startE2E({ ...env, ROUTEGATE_SETTLE_HORIZON_MS: '800' });
+    t.after(() => tiny.close());
+    const key = await tiny.account({ primaryGateway: 'asaas', gatewayFallbacks: ['pagarme'] });
+    const customerId = (await tiny.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId;
+    await tiny.control.fault('asaas', 'reset', { method: 'POST', path: CREATE_PATH.asaas });
+    const res = await tiny.call('POST', '/api/v1/charges', { key, body: card({ customerId }) });
+    expectError(res, 'GATEWAY_TIMEOUT', 504);
+    const id = res.headers['x-rg-charge-id'] as string;
+    await tiny.sandbox.app.reconciler.pass();
+    assert.equal((await tiny.call('GET', `/api/v1/charges/${id}`, { key })).body.data.status, 'processing', 'still within the horizon');
+
+    await sleep(900);
+    await tiny.sandbox.app.reconciler.pass();
+    const stored = await tiny.call('GET', `/api/v1/charges/${id}`, { key });
+    assert.equal(stored.body.data.status, 'failed');
+    assert.match(stored.body.data.attempts.at(-1).message, /settle horizon/);
+    assert.equal((await everywhere(tiny, id)).length, 0, 'nothing was charged anywhere');
+    assert.equal((await tiny.control.ledger('pagarme')).length, 0, 'and no fallback');
+  });
+
+  test('the horizon must exceed the gateway response timeout', async () => {
+    const { loadConfig } = await import('../src/config');
+    assert.throws(() => loadConfig({ ROUTEGATE_MASTER_KEY: 'd'.repeat(64), ROUTEGATE_GATEWAY_TIMEOUT_MS: '30000', ROUTEGATE_SETTLE_HORIZON_MS: '20000' }),
+      /ROUTEGATE_SETTLE_HORIZON_MS \(20000\) must exceed ROUTEGATE_GATEWAY_TIMEOUT_MS/);
+    assert.equal(loadConfig({ ROUTEGATE_MASTER_KEY: 'd'.repeat(64) }).settleHorizonMs, 600_000);
+  });
+});
+
+describe('orphans', () => {
+  test('a payment at another gateway with the charge\'s reference: recorded, payment.orphaned forwarded, refunded by default', async () => {
+    const received: Array<{ type: string; data: { chargeId: string; externalId: string } }> = [];
+    const backend = http.createServer((req, res) => {
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        received.push(JSON.parse(text));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(backend.address() as AddressInfo).port}/hooks`;
+      const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['asaas'], webhookForwardUrl: url });
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+      assert.equal(res.status, 201, res.text);
+      const id = res.body.data.id as string;
+      // As an earlier version left it: a create at asaas that did not answer, then the fallback; asaas made it after all.
+      const { store } = e2e.sandbox.app;
+      const sentAt = Date.now() - 1_000;
+      await store.commit(async (tx) => {
+        const seq = await tx.charges.nextSeq(id);
+        await tx.charges.addAttempt(id, { seq, operation: 'charge', gateway: 'asaas', outcome: 'failed', ambiguous: true, durationMs: 400, idempotencyKey: `${id}-${seq}`, sentAt });
+        await tx.charges.setRecheck(id, true);
+        await tx.charges.scheduleReconcile(id, 0, 0);
+      });
+      const orphan = await madeAt('asaas', id, 2500);
+
+      await e2e.sandbox.app.reconciler.pass();
+      const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+      assert.equal(stored.body.data.status, 'approved', 'the charge itself is untouched');
+      assert.equal(stored.body.data.gateway, 'pagarme');
+      const attempts = stored.body.data.attempts as Array<{ operation: string; gateway: string; outcome: string; externalId?: string }>;
+      assert.ok(attempts.some((a) => a.operation === 'orphan' && a.gateway === 'asaas' && a.externalId === orphan), 'shown in its attempts');
+      assert.ok(attempts.some((a) => a.operation === 'orphan_refund' && a.outcome === 'success'), 'refunded by RouteGate');
+      const [recorded] = await store.charges.orphans(id);
+      assert.equal(recorded.action, 'refunded');
+      assert.deepEqual(await store.charges.findOrphan('asaas', orphan), recorded, 'a webhook about it finds the charge');
+      const [atAsaas] = (await e2e.control.ledger('asaas')).filter((c) => c.reference === id);
+      assert.equal(atAsaas.refundedAmount, 2500, 'the buyer got the orphan back');
+      assert.equal((await e2e.control.ledger('pagarme')).filter((c) => c.reference === id)[0].refundedAmount, 0, 'the charge itself stands');
+
+      await e2e.sandbox.app.webhooks.worker.runDue();
+      const event = received.find((e) => e.type === 'payment.orphaned');
+      assert.ok(event, 'payment.orphaned reached the backend');
+      assert.equal(event.data.chargeId, id);
+      assert.equal(event.data.externalId, orphan);
+
+      // Found again on the next pass: nothing recorded, refunded or announced twice.
+      await store.commit((tx) => tx.charges.scheduleReconcile(id, 0, 0));
+      await e2e.sandbox.app.reconciler.pass();
+      assert.equal((await store.charges.orphans(id)).length, 1);
+      assert.equal((await e2e.control.ledger('asaas')).filter((c) => c.reference === id)[0].refunds, 1);
+    } finally {
+      backend.close();
+    }
+  });
+
+  test('orphanPolicy notify: recorded and announced, left at the gateway', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: ['asaas'], orphanPolicy: 'notify' });
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    const id = res.body.data.id as string;
+    const { store } = e2e.sandbox.app;
+    await store.commit(async (tx) => {
+      const seq = await tx.charges.nextSeq(id);
+      await tx.charges.addAttempt(id, { seq, operation: 'charge', gateway: 'asaas', outcome: 'failed', ambiguous: true, durationMs: 400, sentAt: Date.now() });
+      await tx.charges.setRecheck(id, true);
+      await tx.charges.scheduleReconcile(id, 0, 0);
+    });
+    await madeAt('asaas', id, 2500);
+    await e2e.sandbox.app.reconciler.pass();
+    const [recorded] = await store.charges.orphans(id);
+    assert.equal(recorded.action, 'notified');
+    assert.equal((await e2e.control.ledger('asaas')).filter((c) => c.reference === id)[0].refundedAmount, 0);
+    const me = await e2e.call('GET', '/api/v1/clients/me', { key });
+    assert.equal(me.body.data.settings.orphanPolicy, 'notify');
+  });
+});
+
+/** A payment made at `gateway` with `reference` as its RouteGate reference, outside RouteGate (an orphan). */
+async function madeAt(gateway: GatewayId, reference: string, amount: number): Promise<string> {
+  const gatewayHttp = new GatewayHttp();
+  try {
+    const ctx: CallContext = {
+      gateway, baseUrl: e2e.sandbox.app.config.gatewayUrls[gateway], credentials: SANDBOX_CREDENTIALS[gateway], http: gatewayHttp,
+      mappings: loadMappings().get(gateway)!, idempotencyKey: `orphan-${reference}`, chargeId: reference, timeoutMs: 5_000,
+    };
+    const customerId = gateway === 'asaas' ? (await ADAPTERS.asaas.createCustomer(ctx, CUSTOMER)).normalized.externalId : undefined;
+    const made = await ADAPTERS[gateway].createCharge(ctx, { paymentMethod: 'credit_card', amount, currency: 'BRL', capture: true, customer: CUSTOMER, customerId, creditCard: CARD, clientIp: '203.0.113.7' });
+    return made.normalized.externalId;
+  } finally {
+    await gatewayHttp.close();
+  }
+}
+
+describe('the create\'s facts are stored before its gateway call', () => {
+  test('split and customer are on the row while the gateway holds the request', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const ana = await e2e.call('POST', '/api/v1/coproducers', { key, body: { email: 'ana@example.com', name: 'Ana', recipients: { pagarme: 'rp_AnaAnaAnaAnaAnaA' } } });
+    assert.equal(ana.status, 201, ana.text);
+    await e2e.control.fault('pagarme', 'latency', { latencyMs: 300, method: 'POST', path: CREATE_PATH.pagarme });
+    const pending = e2e.call('POST', '/api/v1/charges', { key, body: card({ split: [{ type: 'percentage', amount: 20, coproducerEmail: 'ana@example.com' }] }) });
+    await sleep(150); // the create is at pagarme now, held
+    const listed = await e2e.call('GET', '/api/v1/charges?limit=1', { key });
+    const [row] = listed.body.data as Array<{ status: string; split: Array<{ recipient_id: string; amount: number }> | null }>;
+    assert.equal(row.status, 'processing', 'the gateway holds the request');
+    assert.deepEqual(row.split?.map((s) => [s.recipient_id, s.amount]), [['rp_AnaAnaAnaAnaAnaA', 500]], 'the split is on the row before any answer');
+    const res = await pending;
+    assert.equal(res.status, 201, res.text);
+  });
+});
+
+describe('a create interrupted at a gateway that keeps idempotency keys and offers no lookup', () => {
+  test('pagbank: the answers lost, 504; the reconciler leaves it processing; the same-key retry replays it and settles to the one order', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] });
+    const headers = { 'idempotency-key': `pagbank-${Date.now()}` };
+    const body = card();
+    await e2e.control.fault('pagbank', 'lose', { count: 2, method: 'POST', path: CREATE_PATH.pagbank });
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    expectError(first, 'GATEWAY_TIMEOUT', 504);
+    const id = first.headers['x-rg-charge-id'] as string;
+    assert.equal((await e2e.control.ledger('pagarme')).length, 0, 'no fallback');
+
+    await e2e.sandbox.app.reconciler.pass();
+    assert.equal((await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data.status, 'processing', 'nothing to look it up by');
+
+    const retry = await e2e.call('POST', '/api/v1/charges', { key, body, headers });
+    assert.equal(retry.status, 201, retry.text);
+    assert.equal(retry.body.data.id, id);
+    assert.equal(retry.body.data.status, 'approved');
+    assert.equal(retry.body.data.gateway, 'pagbank');
+    assert.equal((await e2e.control.ledger('pagbank')).filter((c) => c.reference === id).length, 1, 'the one order');
+    assert.equal((await everywhere(e2e, id)).length, 1);
+  });
+});
