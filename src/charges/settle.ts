@@ -48,6 +48,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  */
 export async function settleAmbiguousCreate(
   adapter: GatewayAdapter, ctx: CallContext, paymentMethod: PaymentMethod, charge: NormalizedCharge | undefined, clock: SendClock,
+  opts: { refusalProves?: boolean } = {},
 ): Promise<Settlement> {
   let reason = `${adapter.id} did not confirm the outcome`;
   if (adapter.keepsIdempotencyKeys && charge) {
@@ -56,7 +57,9 @@ export async function settleAmbiguousCreate(
       return { kind: 'charged', outcome: await adapter.createCharge(ctx, charge), via: 'replay' };
     } catch (err) {
       if (isDecline(err)) return { kind: 'declined', failure: err, via: 'replay' };
-      if (isRefusal(err)) {
+      // A refusal proves absence only for the very request first sent; a request rebuilt later (a client's retry) may
+      // differ in what the gateway compares, and a gateway refuses a key reused with other parameters.
+      if (isRefusal(err) && opts.refusalProves !== false) {
         return { kind: 'absent', proof: `${adapter.id} refused the replay under the same idempotency key (${err.info.status ?? err.kind}): ${err.message}` };
       }
       if (err instanceof GatewayFailure && err.info.status === 409) {

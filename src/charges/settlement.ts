@@ -144,7 +144,7 @@ export class ChargeSettlement {
           },
         };
         const body = replay && send && adapter.keepsIdempotencyKeys ? await replay(gateway) : undefined;
-        const settled = await settleAmbiguousCreate(adapter, ctx, pm, body, clock);
+        const settled = await settleAmbiguousCreate(adapter, ctx, pm, body, clock, { refusalProves: false });
         if (settled.kind === 'declined') return await declined(settled.failure);
         if (settled.kind === 'absent') {
           const { code, message } = rgError('NEVER_TAKEN', { gateway, id: charge.id });
