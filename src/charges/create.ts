@@ -126,7 +126,7 @@ export class ChargeCreation {
     /** When the current attempt's create last left (its send, or a same-key replay): the settle horizon's start. */
     let lastSent = 0;
     /** Gateways whose create was ambiguous: if the charge ends elsewhere, the reconciler keeps checking them. */
-    const ambiguousAt = new Set<GatewayId>();
+    let ambiguousAt: Set<GatewayId> | undefined;
 
     for (const step of plan.attempts) {
       if (step.skip) {
@@ -204,7 +204,7 @@ export class ChargeCreation {
       } catch (err) {
         let failure: unknown = err;
         if (isAmbiguous(err)) {
-          ambiguousAt.add(step.gateway);
+          (ambiguousAt ??= new Set()).add(step.gateway);
           const clock: SendClock = {
             horizonMs: this.horizonMs,
             lastSentAt: () => lastSent,
@@ -264,7 +264,8 @@ export class ChargeCreation {
     // A create that was ambiguous at a gateway the charge did not end at (proven absent there): the reconciler keeps
     // looking there until the horizon has passed, so a payment that gateway made after all is found (an orphan).
     const endedAt = outcome.patch.gateway ?? storedGateway;
-    const recheck = outcome.patch.status !== 'processing' && [...ambiguousAt].some((g) => g !== endedAt);
+    let recheck = false;
+    if (ambiguousAt && outcome.patch.status !== 'processing') for (const g of ambiguousAt) recheck ||= g !== endedAt;
     await store.commit(async (tx) => {
       for (const w of writes) await w(tx);
       if (outcome.patch.status === 'processing') await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
