@@ -253,6 +253,50 @@ describe('the create\'s facts are stored before its gateway call', () => {
   });
 });
 
+describe('a create settled after its answers were lost keeps what later operations need', () => {
+  test('asaas: the customer RouteGate registered is on the row before the create leaves', async () => {
+    const key = await e2e.account({ primaryGateway: 'asaas', gatewayFallbacks: [] });
+    await e2e.control.fault('asaas', 'latency', { latencyMs: 300, method: 'POST', path: CREATE_PATH.asaas });
+    const pending = e2e.call('POST', '/api/v1/charges', { key, body: card() }); // the payer inline: registered first
+    let row: { status: string; customerId: string | null } | undefined;
+    const until = Date.now() + 2_000;
+    while (Date.now() < until) {
+      const created = (await e2e.control.requests('asaas')).filter((r) => r.method === 'POST' && r.path === '/v3/payments');
+      if (created.length > 0) {
+        [row] = (await e2e.call('GET', '/api/v1/charges?limit=1', { key })).body.data;
+        break;
+      }
+      await sleep(20);
+    }
+    const res = await pending;
+    assert.equal(res.status, 201, res.text);
+    assert.ok(row, 'read while asaas held the create');
+    assert.equal(row.status, 'processing');
+    assert.match(String(row.customerId), /^cus_/, 'the registered customer is stored before the create leaves');
+    assert.equal(row.customerId, res.body.data.customerId);
+  });
+
+  test('stripe split: settled by the reconciler after the answers were lost, a refund still reverses the transfer', async () => {
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: [] });
+    const ana = await e2e.call('POST', '/api/v1/coproducers', { key, body: { email: 'ana@example.com', name: 'Ana', recipients: { stripe: 'acct_1AnaConnect' } } });
+    assert.equal(ana.status, 201, ana.text);
+    await e2e.control.fault('stripe', 'lose', { count: 2, method: 'POST', path: CREATE_PATH.stripe });
+    await e2e.control.fault('stripe', 'http500', { count: 1, method: 'GET' }); // the search too: unknown
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ split: [{ type: 'percentage', amount: 20, coproducerEmail: 'ana@example.com' }] }) });
+    expectError(res, 'GATEWAY_TIMEOUT', 504);
+    const id = res.headers['x-rg-charge-id'] as string;
+    await e2e.control.clearFaults();
+    await e2e.sandbox.app.reconciler.pass();
+    const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+    assert.equal(stored.body.data.status, 'approved', stored.text);
+    assert.equal(stored.body.data.split?.[0]?.recipient_id, 'acct_1AnaConnect');
+    const refund = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: {} });
+    assert.equal(refund.status, 201, refund.text);
+    const sent = (await e2e.control.requests('stripe')).find((r) => r.method === 'POST' && r.path.startsWith('/v1/refunds'));
+    assert.equal((sent?.body as Record<string, string>).reverse_transfer, 'true', "the coproducer's share is reversed");
+  });
+});
+
 describe('a create interrupted at a gateway that keeps idempotency keys and offers no lookup', () => {
   test('pagbank: the answers lost, 504; the reconciler leaves it processing; the same-key retry replays it and settles to the one order', async () => {
     const key = await e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] });

@@ -261,11 +261,13 @@ export class ChargeCreation {
     if (outcome.patch.gateway === storedGateway) outcome.patch.gateway = undefined;
     const writes = pending;
     let settled: ChargeRecord | undefined;
-    // A create that was ambiguous at a gateway the charge did not end at (proven absent there): the reconciler keeps
-    // looking there until the horizon has passed, so a payment that gateway made after all is found (an orphan).
+    // A create that was ambiguous, then settled as `failed` or `declined` (a refused replay, a decline read back), or
+    // at a gateway the charge did not end at (proven absent there): the reconciler keeps looking until the horizon
+    // has passed, so a payment made after all is followed, or found as an orphan.
     const endedAt = outcome.patch.gateway ?? storedGateway;
+    const status = outcome.patch.status;
     let recheck = false;
-    if (ambiguousAt && outcome.patch.status !== 'processing') for (const g of ambiguousAt) recheck ||= g !== endedAt;
+    if (ambiguousAt && status !== 'processing') for (const g of ambiguousAt) recheck ||= g !== endedAt || status === 'failed' || status === 'declined';
     await store.commit(async (tx) => {
       for (const w of writes) await w(tx);
       if (outcome.patch.status === 'processing') await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
