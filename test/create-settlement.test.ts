@@ -10,6 +10,20 @@ import { GatewayHttp } from '../src/gateways/http-client';
 import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import type { CallContext, GatewayId } from '../src/gateways/types';
+import net from 'node:net';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startEmulators } from '../src/sandbox/emulators';
+import { EmulatorControlClient } from '../src/sandbox/control-client';
+import { openStore } from '../src/store/open';
+import { AccountService } from '../src/accounts/service';
+import { CredentialVault } from '../src/accounts/credential-vault';
+import { GATEWAY_IDS } from '../src/gateways/registry-ids';
+import { ROOT } from '../src/lib/paths';
+import { call } from './helper';
+import { testDatabase } from './helpers/test-db';
 
 // Issue 39, the create path: a lookup answering "none" is not proof while the gateway may still act on a create it
 // holds (the emulators' `latency`: held, then acted on). Only a connect failure, a refused same-key replay, or a
@@ -320,3 +334,87 @@ describe('a create interrupted at a gateway that keeps idempotency keys and offe
     assert.equal((await everywhere(e2e, id)).length, 1);
   });
 });
+
+describe('SIGKILL while the gateway holds a split create', () => {
+  test('after a restart the reconciler settles it, the row has the split, and a refund reverses the coproducer\'s share', { timeout: 60_000 }, async (t) => {
+    const emulators = await startEmulators();
+    const control = new EmulatorControlClient(emulators.url);
+    const database = await testDatabase();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-split-crash-'));
+    let child: ChildProcess | undefined;
+    t.after(async () => {
+      child?.kill('SIGKILL');
+      await emulators.close();
+      await database.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const masterKey = 'f'.repeat(64);
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const childEnv: Record<string, string> = {
+      ...database.env, PORT: String(port), HOST: '127.0.0.1', ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: masterKey, ROUTEGATE_LOG_LEVEL: 'warn',
+      ROUTEGATE_REQUEST_DEADLINE_MS: '3000', ROUTEGATE_GATEWAY_TIMEOUT_MS: '2500', ROUTEGATE_RECONCILE_INTERVAL_MS: '0', ROUTEGATE_RECONCILE_BACKOFF_MS: '0', NODE_ENV: 'test',
+      ...Object.fromEntries(GATEWAY_IDS.map((g) => [`ROUTEGATE_${g.toUpperCase()}_URL`, emulators.gatewayUrl(g)])),
+    };
+    const setup = await openStore({ dbPath: childEnv.ROUTEGATE_DB, databaseUrl: childEnv.DATABASE_URL });
+    const vault = new CredentialVault(setup, Buffer.from(masterKey, 'hex'));
+    await vault.verifyMasterKey();
+    const { id: accountId, apiKey: key } = await new AccountService(setup).create('Loja Split', 'split@example.com');
+    await vault.save(accountId, 'stripe', SANDBOX_CREDENTIALS.stripe);
+    await setup.accounts.saveSettings(accountId, { ...(await setup.accounts.settings(accountId)), primaryGateway: 'stripe', gatewayFallbacks: [], stripeRawCardData: true });
+    await setup.close();
+
+    const start = async () => {
+      child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env: { ...process.env, ...childEnv }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const until = Date.now() + 30_000;
+      for (;;) {
+        if (await call(url, 'GET', '/health').then((r) => r.status === 200, () => false)) return;
+        if (Date.now() > until) throw new Error('RouteGate did not start');
+        await sleep(50);
+      }
+    };
+    await start();
+    const ana = await call(url, 'POST', '/api/v1/coproducers', { key, body: { email: 'ana@example.com', name: 'Ana', recipients: { stripe: 'acct_1AnaConnect' } } });
+    assert.equal(ana.status, 201, ana.text);
+    // Stripe holds the PaymentIntent 1.5 s, then makes it: the kill lands while it holds it.
+    await control.fault('stripe', 'latency', { latencyMs: 1_500, method: 'POST', path: CREATE_PATH.stripe });
+    const answer = call(url, 'POST', '/api/v1/charges', { key, body: card({ split: [{ type: 'percentage', amount: 20, coproducerEmail: 'ana@example.com' }] }) }).catch(() => undefined);
+    const until = Date.now() + 5_000;
+    while (!(await control.requests('stripe')).some((r) => r.method === 'POST' && r.path === CREATE_PATH.stripe) && Date.now() < until) await sleep(20);
+    child!.kill('SIGKILL');
+    assert.equal(await answer, undefined, 'killed before it answered');
+    const [made] = await untilAtEmulator(control, 'stripe');
+    // The dead process's lease (deadline + 3 s) runs out before the restarted service's start-up pass takes the charge.
+    await sleep(6_500);
+    await start();
+    let settled: { status: string; split: Array<{ recipient_id: string }> | null; id: string } | undefined;
+    const by = Date.now() + 15_000;
+    while (Date.now() < by) {
+      [settled] = (await call(url, 'GET', '/api/v1/charges?limit=1', { key })).body.data;
+      if (settled?.status === 'approved') break;
+      await sleep(100);
+    }
+    assert.equal(settled?.status, 'approved', 'the start-up pass settled it at stripe');
+    assert.equal(settled!.id, made.reference);
+    assert.equal(settled!.split?.[0]?.recipient_id, 'acct_1AnaConnect', 'the split was stored before the gateway call');
+    const refund = await call(url, 'POST', `/api/v1/charges/${settled!.id}/refunds`, { key, body: {} });
+    assert.equal(refund.status, 201, refund.text);
+    const sent = (await control.requests('stripe')).find((r) => r.method === 'POST' && r.path.startsWith('/v1/refunds'));
+    assert.equal((sent?.body as Record<string, string>).reverse_transfer, 'true', "the coproducer's share is reversed");
+  });
+});
+
+async function untilAtEmulator(control: EmulatorControlClient, gateway: GatewayId) {
+  const until = Date.now() + 5_000;
+  for (;;) {
+    const found = (await control.ledger(gateway)).filter((c) => c.reference?.startsWith('chg_'));
+    if (found.length > 0) return found;
+    if (Date.now() > until) assert.fail(`${gateway} never made the charge`);
+    await sleep(100);
+  }
+}
