@@ -37,7 +37,7 @@ test('a valid key reaches the account', async () => {
     pagbank: `https://pay.example.com/api/v1/webhooks/pagbank/${token}`,
   });
   assert.deepEqual(res.body.data.settings, {
-    primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, stripeRawCardData: false,
+    primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund', stripeRawCardData: false,
   });
   assert.equal(res.body.data.apiKey, undefined, 'the key is never returned');
 });

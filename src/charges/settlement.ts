@@ -143,7 +143,8 @@ export class ChargeSettlement {
             if (send) await store.commit((tx) => tx.charges.markSent(charge.id, send.seq, at));
           },
         };
-        const body = replay && send && adapter.keepsIdempotencyKeys ? await replay(gateway) : undefined;
+        // Only under the key the create was sent with: any other key would be a second create.
+        const body = replay && send?.idempotencyKey && adapter.keepsIdempotencyKeys ? await replay(gateway) : undefined;
         const settled = await settleAmbiguousCreate(adapter, ctx, pm, body, clock, { refusalProves: false });
         if (settled.kind === 'declined') return await declined(settled.failure);
         if (settled.kind === 'absent') {
