@@ -70,7 +70,9 @@ export class ChargeService {
   createReplay(account: AccountRow, settings: SettingsRow, request: NormalizedCharge, chargeId: string, opts: { compatGateway?: GatewayId } = {}): CreateReplay {
     return async (gateway) => {
       const stored = await this.deps.store.charges.get(account.id, chargeId);
-      const plan = await planAttempts(this.deps.store, this.deps.vault, account.id, settings, request, { compatGateway: opts.compatGateway });
+      // A request that no longer plans (settings or credentials changed since) is not replayed: the lookup still runs.
+      const plan = await planAttempts(this.deps.store, this.deps.vault, account.id, settings, request, { compatGateway: opts.compatGateway }).catch(() => undefined);
+      if (!plan) return undefined;
       const step = plan.attempts.find((a) => a.gateway === gateway && !a.skip);
       if (!step) return undefined;
       // A payer RouteGate registered is on the row (stored before the create left); without one the request's own.
