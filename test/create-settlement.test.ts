@@ -124,6 +124,28 @@ describe('before the horizon a retry, a refresh or a cancel never stores failed'
   });
 });
 
+describe('a charge stored failed by settlement is checked again', () => {
+  test('failed on an early "none" (as an earlier version stored it), then made by asaas: the reconciler moves it to approved', async () => {
+    const { key, body } = await slowPrimary(e2e, 'asaas', 'pagarme');
+    const res = await e2e.call('POST', '/api/v1/charges', { key, body });
+    expectError(res, 'GATEWAY_TIMEOUT', 504);
+    const id = res.headers['x-rg-charge-id'] as string;
+    const { store } = e2e.sandbox.app;
+    // What the old rule stored: failed, "never took it", and never looked at again.
+    await store.commit(async (tx) => {
+      await tx.charges.update(id, { status: 'failed', errorCode: 'GATEWAY_TIMEOUT', errorMessage: 'asaas has no charge with reference: it never took it' });
+      await tx.charges.setRecheck(id, true);
+      await tx.charges.scheduleReconcile(id, 0, 0);
+    });
+    await untilAt(e2e, 'asaas', id);
+    await e2e.sandbox.app.reconciler.pass();
+    const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+    assert.equal(stored.body.data.status, 'approved', 'the gateway made it: the charge follows the gateway');
+    assert.match(stored.body.data.externalId, /^pay_/);
+    assert.deepEqual((await everywhere(e2e, id)).map((c) => c.gateway), ['asaas']);
+  });
+});
+
 describe('after the settle horizon a lookup\'s "none" is proof', () => {
   test('a tiny horizon: the create never reached asaas; a lookup after the horizon marks the charge failed', async (t) => {
     const tiny = await startE2E({ ...env, ROUTEGATE_SETTLE_HORIZON_MS: '800' });
