@@ -142,6 +142,7 @@ describe('a charge stored failed by settlement is checked again', () => {
     const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
     assert.equal(stored.body.data.status, 'approved', 'the gateway made it: the charge follows the gateway');
     assert.match(stored.body.data.externalId, /^pay_/);
+    assert.equal(stored.body.data.attempts[0].outcome, 'success', 'the create attempt shows what became of it');
     assert.deepEqual((await everywhere(e2e, id)).map((c) => c.gateway), ['asaas']);
   });
 });

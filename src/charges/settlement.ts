@@ -208,7 +208,9 @@ export class ChargeSettlement {
           // Stored failed or declined by settlement, yet the gateway made it: the gateway's truth wins.
           const patch: ChargePatch = { ...patchFromGateway(charge, found.normalized), errorCode: null, errorMessage: null };
           const message = `${g} holds ${found.normalized.externalId} (${found.normalized.status}) with this reference after all; the charge follows it`;
+          const unsettled = (await store.charges.attempts(id)).filter((a) => a.operation === 'charge' && a.gateway === g && (a.outcome === 'in_flight' || a.outcome === 'unknown'));
           await store.commit(async (tx) => {
+            for (const a of unsettled) await tx.charges.finishAttempt(id, { ...a, outcome: 'success', message: `${a.message ?? 'no answer'}; ${message}`.slice(0, 500) });
             await tx.charges.update(id, patch);
             await tx.charges.addAttempt(id, { ...base, outcome: 'success', message, durationMs: performance.now() - started });
           });
