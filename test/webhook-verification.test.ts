@@ -31,6 +31,7 @@ after(async () => {
 let n = 0;
 const uid = (p: string) => `${p}${process.pid}_${Date.now()}_${++n}`;
 const JSON_ONLY = { 'content-type': 'application/json' };
+const NOW_ISO = new Date().toISOString();
 
 function without(gateway: GatewayId, ...keys: string[]): Record<string, string> {
   return Object.fromEntries(Object.entries(SANDBOX_CREDENTIALS[gateway]).filter(([k]) => !keys.includes(k)));
@@ -266,4 +267,21 @@ test('mercado pago without a webhookSecret: the payment read with the access tok
   const forwarded = forwardedAbout(charge.externalId).at(-1);
   assert.equal(forwarded.verified, true);
   assert.equal(forwarded.verifiedBy, 'gateway_read');
+});
+
+test('an event stored before events said whether they were verified is redelivered saying it, from its row', async () => {
+  const m = await h.merchant();
+  const { store } = h.e2e.sandbox.app;
+  for (const verified of [true, false, null]) {
+    const id = uid('evt_legacy');
+    // As RouteGate stored events before: no verified/verifiedBy in the payload.
+    const payload = JSON.stringify({ id, type: 'payment.approved', gateway: 'stripe', createdAt: NOW_ISO, data: { chargeId: null, externalId: id }, gatewayEvent: { type: 'payment_intent.succeeded', id: uid('evt_'), payload: {} } });
+    await store.webhookEvents.insert({ id, accountId: m.id, gateway: 'stripe', gatewayEventId: uid('ge_'), type: 'payment.approved', chargeId: null, payload, createdAt: NOW_ISO, verified });
+    const res = await h.e2e.call('POST', `/api/v1/events/${id}/redeliver`, { key: m.apiKey });
+    assert.equal(res.status, 200, res.text);
+    const [sent] = forwardedAbout(id);
+    assert.equal(sent.verified, verified === true);
+    assert.equal(sent.verifiedBy, verified === true ? 'signature' : null);
+    assert.deepEqual(Object.keys(sent), ['id', 'type', 'gateway', 'createdAt', 'verified', 'verifiedBy', 'data', 'gatewayEvent']);
+  }
 });
