@@ -7,6 +7,8 @@ import { loadMappings } from '../src/mapping/loader';
 import type { CallContext } from '../src/gateways/types';
 import type { GatewayId } from '../src/gateways/registry-ids';
 import { expectError } from './helper';
+import { createAccountWithOwner } from '../src/accounts/onboarding';
+import { DashboardClient } from './helpers/dashboard-client';
 import { startWebhookHarness, PIX, type Merchant, type WebhookHarness } from './helpers/webhook-e2e';
 import { mercadopagoNotification, pagbankHeaders, stripeEvent, stripeHeaders } from './helpers/gateway-webhooks';
 
@@ -284,4 +286,26 @@ test('an event stored before events said whether they were verified is redeliver
     assert.equal(sent.verifiedBy, verified === true ? 'signature' : null);
     assert.deepEqual(Object.keys(sent), ['id', 'type', 'gateway', 'createdAt', 'verified', 'verifiedBy', 'data', 'gatewayEvent']);
   }
+});
+
+test("the dashboard's Events pages show a flagged event to the account's owner: flagged, not applied, and why", async () => {
+  const { app } = h.e2e.sandbox;
+  const email = `${uid('owner')}@flags.example.com`;
+  const { id, apiKey } = await createAccountWithOwner(app.store, app.logins, { name: 'Loja Flags', email, password: 'flags password 1' });
+  await app.vault.save(id, 'stripe', SANDBOX_CREDENTIALS.stripe);
+  const token = (await app.store.accounts.get(id))!.webhookToken;
+  const created = await h.e2e.call('POST', '/api/v1/charges', { key: apiKey, body: { gateway: 'stripe', ...PIX } });
+  assert.equal(created.status, 201, created.text);
+  const charge = created.body.data;
+  const body = forgedStripe(charge, { currency: 'usd' });
+  const res = await h.e2e.call('POST', `/api/v1/webhooks/stripe/${token}`, { rawBody: body, headers: stripeHeaders(body, SANDBOX_CREDENTIALS.stripe.webhookSecret) });
+  assert.equal(res.status, 200, res.text);
+
+  const client = new DashboardClient(h.e2e.sandbox.url);
+  assert.equal((await client.login(email, 'flags password 1')).location, '/dashboard');
+  const list = await client.get('/dashboard/events');
+  assert.equal(list.status, 200);
+  assert.match(list.text, /flagged: not applied/);
+  const detail = await client.get(`/dashboard/events/${res.body.data.eventId}`);
+  assert.match(detail.text, /id="event-flag">currency USD is not the charge(&#39;|&#x27;|')s BRL: neither applied to the charge nor forwarded/);
 });
