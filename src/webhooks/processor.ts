@@ -8,12 +8,12 @@ import { toPublicError } from '../charges/outcomes';
 import { ChargeLocks } from '../charges/charge-locks';
 import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
 import { nowIso } from '../store/db';
-import { rgError, RouteGateError } from '../errors';
+import { rgError } from '../errors';
 import { sha256Hex } from '../lib/signatures';
 import { buildEvent, type RouteGateEvent, type RouteGateEventType, type VerifiedBy, type WebhookResult } from './event';
 import { mismatchOf, resultFromCharge } from './event-checks';
+import { readAtGateway, settleCreateFirst } from './gateway-reads';
 import type { EventCharge } from '../store/webhook-events';
-import type { ChargeRecord } from '../store/charges';
 import { patchFromEvent } from './charge-update';
 import { RETRY_FOR_MS } from './backoff';
 import type { Forwarder } from './forwarder';
@@ -105,7 +105,7 @@ export class WebhookProcessor {
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
     if (existing) return this.redelivered(existing.id, accountId, typed.type);
-    if (found && typed.type.startsWith('payment.')) await this.settleCreateFirst(accountId, found.id);
+    if (found && typed.type.startsWith('payment.')) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id);
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
     return this.record(event, accountId, gatewayEventId, typed, 'apply');
   }
@@ -122,7 +122,7 @@ export class WebhookProcessor {
   ): Promise<ReceiveOutcome> {
     const { store } = this.deps.gatewayDeps;
     if (found && hasCredentials && claimed.type.startsWith('payment.')) {
-      const read = await this.reread(accountId, found.id);
+      const read = await readAtGateway(this.deps.charges, accountId, found.id);
       const answer = read && resultFromCharge(read, claimed.gatewayType);
       if (answer?.type) {
         const typed = answer as WebhookResult & { type: RouteGateEventType };
@@ -144,38 +144,6 @@ export class WebhookProcessor {
     });
     this.deps.log.warn({ eventId: event.id, gateway, accountId, type: event.type }, 'unverified webhook stored only: it changed no charge and was not forwarded');
     return { kind: 'processed', eventId: event.id, type: event.type, duplicate: !inserted, delivered: null };
-  }
-
-  /**
-   * The charge as its gateway shows it now, read with the account's credentials (and stored, as a refresh stores
-   * it); undefined when it cannot be read (never created, or its create still unconfirmed). A charge busy with
-   * another operation, or a gateway that does not answer, fails the notification: the gateway retries it later.
-   */
-  private async reread(accountId: string, chargeId: string): Promise<ChargeRecord | undefined> {
-    try {
-      const read = await this.deps.charges.refresh(accountId, chargeId);
-      if (read.error) throw read.error;
-      return read.charge;
-    } catch (err) {
-      if (err instanceof RouteGateError && (err.key === 'CHARGE_UNCONFIRMED' || err.key === 'CHARGE_NEVER_CREATED' || err.key === 'MISSING_CREDENTIALS')) return undefined;
-      throw err;
-    }
-  }
-
-  /**
-   * A verified payment event for a charge whose create is not settled (no gateway id yet): settle it first with
-   * RouteGate's own read, which is where the gateway id comes from. If that does not settle it, the event is stored
-   * and forwarded but not applied (the reconciler settles the charge).
-   */
-  private async settleCreateFirst(accountId: string, chargeId: string): Promise<void> {
-    const charge = await this.deps.gatewayDeps.store.charges.getById(chargeId);
-    if (!charge || charge.externalId) return;
-    try {
-      await this.deps.charges.refresh(accountId, chargeId);
-    } catch (err) {
-      if (err instanceof RouteGateError && err.code === 'CHARGE_BUSY') throw err;
-      this.deps.log.info({ chargeId, code: (err as RouteGateError).code }, 'a webhook could not settle its charge first; the reconciler will');
-    }
   }
 
   private async normalize(gateway: GatewayId, req: WebhookRequest, resource: unknown, bindings: Record<string, unknown>): Promise<WebhookResult> {
