@@ -37,7 +37,7 @@ async function account(): Promise<string> {
 function event(accountId: string, over: Partial<WebhookEventRecord> = {}): WebhookEventRecord {
   return {
     id: `evt_${randomUUID()}`, accountId, gateway: 'gw_one', gatewayEventId: `ge_${randomUUID()}`, type: 'charge.paid', chargeId: null,
-    payload: '{"type":"charge.paid"}', createdAt: new Date().toISOString(), verified: true, ...over,
+    payload: '{"type":"charge.paid"}', createdAt: new Date().toISOString(), verified: true, flag: null, ...over,
   };
 }
 
@@ -72,11 +72,11 @@ test('webhook events: the same gateway event stored at once by three pools is st
   }
 });
 
-test('webhook events: verified true, false and unknown (null) come back as stored; get is scoped to the account', async () => {
+test('webhook events: verified true, false and unknown (null), and a flag, come back as stored; get is scoped to the account', async () => {
   const acc = await account();
   const other = await account();
-  for (const verified of [true, false, null]) {
-    const e = event(acc, { verified });
+  for (const [verified, flag] of [[true, null], [false, null], [null, null], [true, 'paidAmount 2000 exceeds the charge\'s amount 1000']] as const) {
+    const e = event(acc, { verified, flag });
     await events.insert(e);
     assert.deepEqual(await events.get(acc, e.id), e);
     assert.equal(await events.get(other, e.id), undefined);
@@ -106,25 +106,36 @@ test('webhook events: list is newest first, by id on equal times, and pages with
   assert.deepEqual(await events.list(await account(), 10), []);
 });
 
-test("webhook events: findCharge by the gateway's id (newest), else by RouteGate's id at that gateway", async () => {
+// Issue 39 item 5: the charge an event names only when exactly one charge answers (the account-less URL hands the
+// event to that charge's account); the gateway's id is unique per gateway (charges_gateway_external_id), but a refs
+// id in charge_native_ids can be shared, and the gateway's id and RouteGate's id can name different charges.
+test("webhook events: findCharge by the gateway's id and by RouteGate's id at that gateway, only when one charge answers", async () => {
   const acc = await account();
   const other = await account();
   // As the charges repository writes them: the row, and each gateway id in charge_native_ids.
-  const charge = async (id: string, gateway: string, externalId: string | null, createdAt: string, owner = acc) => {
+  const charge = async (id: string, gateway: string, externalId: string | null, createdAt: string, owner = acc, nativeIds: string[] = externalId ? [externalId] : []) => {
     await db.pool.query(
       `INSERT INTO charges (id, account_id, gateway, external_id, payment_method, status, amount, currency, created_at, updated_at)
        VALUES ($1, $2, $3, $4, 'pix', 'pending', 1000, 'BRL', $5, $5)`, [id, owner, gateway, externalId, createdAt]);
-    if (externalId) await db.pool.query('INSERT INTO charge_native_ids (native_id, account_id, charge_id) VALUES ($1, $2, $3)', [externalId, owner, id]);
+    for (const n of nativeIds) await db.pool.query('INSERT INTO charge_native_ids (native_id, account_id, charge_id) VALUES ($1, $2, $3)', [n, owner, id]);
   };
   await charge('ch_old', 'gw_one', 'ext_1', '2030-01-01T00:00:00.000Z', other);
-  await charge('ch_new', 'gw_one', 'ext_1', '2030-01-02T00:00:00.000Z');
+  await charge('ch_new', 'gw_one', 'ext_9', '2030-01-02T00:00:00.000Z', acc, ['ext_9', 'ext_1']);
   await charge('ch_ref', 'gw_one', null, '2030-01-03T00:00:00.000Z');
   await charge('ch_two', 'gw_two', 'ext_2', '2030-01-03T00:00:00.000Z');
-  assert.deepEqual(await events.findCharge('gw_one', 'ext_1', 'ch_ref'), { id: 'ch_new', accountId: acc });
+  await charge('ch_three', 'gw_one', 'ext_3', '2030-01-04T00:00:00.000Z', acc, []);
+  assert.equal(await events.findCharge('gw_one', 'ext_1', undefined), undefined, 'two charges answer to ext_1: no guess');
+  assert.deepEqual(await events.findCharge('gw_one', 'ext_1', undefined, acc), { id: 'ch_new', accountId: acc }, 'in one account it is one');
+  assert.deepEqual(await events.findCharge('gw_one', 'ext_1', undefined, other), { id: 'ch_old', accountId: other });
+  assert.deepEqual(await events.findCharge('gw_one', 'ext_3', undefined), { id: 'ch_three', accountId: acc }, 'by the charge row, not indexed in native ids');
   assert.deepEqual(await events.findCharge('gw_one', 'ext_unknown', 'ch_ref'), { id: 'ch_ref', accountId: acc });
   assert.deepEqual(await events.findCharge('gw_one', undefined, 'ch_ref'), { id: 'ch_ref', accountId: acc });
+  assert.equal(await events.findCharge('gw_one', undefined, 'ch_ref', other), undefined, "another account's charge is not found from this account's URL");
+  assert.equal(await events.findCharge('gw_one', 'ext_3', 'ch_ref'), undefined, 'the two ids name two charges: no guess');
+  assert.deepEqual(await events.findCharge('gw_one', 'ext_3', 'ch_three'), { id: 'ch_three', accountId: acc });
   assert.equal(await events.findCharge('gw_one', 'ext_2', 'ch_two'), undefined, "another gateway's charge is not this event's");
   assert.equal(await events.findCharge('gw_one', undefined, undefined), undefined);
+  await assert.rejects(charge('ch_dup', 'gw_one', 'ext_3', '2030-01-05T00:00:00.000Z', other, []), /charges_gateway_external_id/, "a gateway's id is unique per gateway across accounts");
 });
 
 test('signing secrets: sealed bytes as stored; active ones newest first; expireAll brings expiries forward only', async () => {

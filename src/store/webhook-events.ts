@@ -11,16 +11,38 @@ export interface WebhookEventRecord {
   /** The RouteGate event exactly as forwarded (its bytes are what the signatures cover). */
   payload: string;
   createdAt: string;
-  /** The gateway's signature was checked (false: accepted without validation, no secret stored; null: not recorded). */
+  /**
+   * What it says could be trusted: the gateway's signature was checked, or its data is the gateway's own answer to
+   * RouteGate's read (false: nothing verified it, stored only; null: stored before this was recorded).
+   */
   verified: boolean | null;
+  /** Why a verified event was neither applied nor forwarded (it disagrees with its charge); null: nothing to flag. */
+  flag?: string | null;
 }
 
-interface Raw { id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string; verified: number | null }
+/** A charge a gateway event names: its id and its account. */
+export interface EventCharge { id: string; accountId: string }
+
+interface Raw {
+  id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string;
+  verified: number | null; flag: string | null;
+}
 
 const toRecord = (r: Raw): WebhookEventRecord => ({
   id: r.id, accountId: r.account_id, gateway: r.gateway, gatewayEventId: r.gateway_event_id, type: r.type, chargeId: r.charge_id, payload: r.payload, createdAt: r.created_at,
-  verified: r.verified === null ? null : r.verified === 1,
+  verified: r.verified === null ? null : r.verified === 1, flag: r.flag ?? null,
 });
+
+/**
+ * The one charge both lookups agree on: none, two charges for the gateway's id (a refs id another charge shares), or
+ * the gateway's id and RouteGate's id naming different charges are no answer. An event attached by a guess could
+ * move another tenant's money or reach another tenant's backend.
+ */
+export function onlyCharge(byExternal: EventCharge[], byReference: EventCharge[]): EventCharge | undefined {
+  const ids = new Set([...byExternal, ...byReference].map((c) => c.id));
+  if (ids.size !== 1) return undefined;
+  return byExternal[0] ?? byReference[0];
+}
 
 /** Gateway events turned into RouteGate events, one per (account, gateway, gateway event id). */
 export class WebhookEventsRepository {
@@ -28,23 +50,30 @@ export class WebhookEventsRepository {
   private readonly byGatewayIdStmt;
   private readonly byIdStmt;
   private readonly chargeByExternalStmt;
+  private readonly chargeByExternalInAccountStmt;
   private readonly chargeByIdStmt;
 
   constructor(private readonly db: DB) {
-    this.insertStmt = db.prepare(`INSERT OR IGNORE INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified)
-      VALUES (@id, @accountId, @gateway, @gatewayEventId, @type, @chargeId, @payload, @createdAt, @verified)`);
+    this.insertStmt = db.prepare(`INSERT OR IGNORE INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified, flag)
+      VALUES (@id, @accountId, @gateway, @gatewayEventId, @type, @chargeId, @payload, @createdAt, @verified, @flag)`);
     this.byGatewayIdStmt = db.prepare('SELECT * FROM webhook_events WHERE account_id = ? AND gateway = ? AND gateway_event_id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM webhook_events WHERE id = ? AND account_id = ?');
-    // Every gateway id a charge got is in charge_native_ids (keyed by the id first: a webhook names no account).
-    this.chargeByExternalStmt = db.prepare(`SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
-      WHERE n.native_id = ? AND c.gateway = ? ORDER BY c.created_at DESC LIMIT 1`);
+    // The charge's gateway id (unique per gateway, charges_gateway_external_id), and any other gateway id it got in
+    // charge_native_ids (keyed by the id first: a webhook names no account). Two rows are enough to know it is not one.
+    this.chargeByExternalStmt = db.prepare(`SELECT id, account_id FROM charges WHERE gateway = @gateway AND external_id = @externalId
+      UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = @externalId AND c.gateway = @gateway
+      LIMIT 2`);
+    this.chargeByExternalInAccountStmt = db.prepare(`SELECT id, account_id FROM charges WHERE gateway = @gateway AND external_id = @externalId AND account_id = @accountId
+      UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
+        WHERE n.native_id = @externalId AND n.account_id = @accountId AND c.gateway = @gateway
+      LIMIT 2`);
     this.chargeByIdStmt = db.prepare('SELECT id, account_id FROM charges WHERE id = ? AND gateway = ?');
   }
 
   /** false when the event is there already (a duplicate): nothing is written. */
   async insert(e: WebhookEventRecord): Promise<boolean> {
     // Object.assign, not a leading spread and a key after it (docs/performance.md, eighteenth round).
-    return this.insertStmt.run(Object.assign({}, e, { verified: e.verified === null ? null : Number(e.verified) })).changes === 1;
+    return this.insertStmt.run(Object.assign({}, e, { verified: e.verified === null ? null : Number(e.verified), flag: e.flag ?? null })).changes === 1;
   }
 
   async findByGatewayId(accountId: string, gateway: string, gatewayEventId: string): Promise<WebhookEventRecord | undefined> {
@@ -65,11 +94,17 @@ export class WebhookEventsRepository {
     return rows.map(toRecord);
   }
 
-  /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
-  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
-    const row = (externalId ? this.chargeByExternalStmt.get(externalId, gateway) : undefined)
-      ?? (reference ? this.chargeByIdStmt.get(reference, gateway) : undefined);
-    const r = row as { id: string; account_id: string } | undefined;
-    return r && { id: r.id, accountId: r.account_id };
+  /**
+   * The charge a gateway event is about, by the gateway's id for it and by RouteGate's own id the gateway echoed:
+   * only when exactly one charge at that gateway answers (in `accountId` when given; across accounts otherwise).
+   */
+  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined, accountId?: string): Promise<EventCharge | undefined> {
+    type Row = { id: string; account_id: string };
+    const toCharge = (r: Row): EventCharge => ({ id: r.id, accountId: r.account_id });
+    const byExternal = !externalId ? []
+      : ((accountId ? this.chargeByExternalInAccountStmt.all({ gateway, externalId, accountId }) : this.chargeByExternalStmt.all({ gateway, externalId })) as Row[]).map(toCharge);
+    const byId = reference ? this.chargeByIdStmt.get(reference, gateway) as Row | undefined : undefined;
+    const byReference = byId && (!accountId || byId.account_id === accountId) ? [toCharge(byId)] : [];
+    return onlyCharge(byExternal, byReference);
   }
 }

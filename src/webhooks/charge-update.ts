@@ -7,8 +7,9 @@ import type { WebhookResult } from './event';
 const RANK: Record<string, number> = { pending: 0, processing: 0, declined: 1, failed: 1, approved: 2, cancelled: 3, refunded: 3 };
 
 /**
- * The columns a payment event changes on the stored charge, read under the charge's lock; empty when the event is
- * older than what the charge already shows.
+ * The columns a verified payment event changes on the stored charge, read under the charge's lock; empty when the
+ * event is older than what the charge already shows. Never the gateway's id: that comes only from the gateway's
+ * answer to RouteGate's own call (a notification naming one could attach another tenant's payment).
  */
 export function patchFromEvent(current: ChargeRecord, e: WebhookResult): ChargePatch {
   if (!e.status || !e.type?.startsWith('payment.')) return {};
@@ -21,6 +22,5 @@ export function patchFromEvent(current: ChargeRecord, e: WebhookResult): ChargeP
   if (Number.isInteger(e.refundedAmount) && e.refundedAmount! > current.refundedAmount) patch.refundedAmount = e.refundedAmount;
   if (e.captured === true && current.captured !== true) patch.captured = true;
   if (e.status === 'declined' && e.declineCode && current.declineCode !== e.declineCode) patch.declineCode = e.declineCode;
-  if (!current.externalId && e.externalId) patch.externalId = e.externalId;
   return patch;
 }

@@ -26,6 +26,12 @@ export interface WebhookResult {
   customerId?: string;
 }
 
+/**
+ * How an event's content was established: the gateway's signature on the notification, or the gateway's own
+ * answer when RouteGate read the payment with the stored credentials; null: nothing verified it.
+ */
+export type VerifiedBy = 'signature' | 'gateway_read' | null;
+
 /** The event RouteGate forwards and serves at GET /api/v1/events/:id. Amounts in cents. */
 export interface RouteGateEvent {
   id: string;
@@ -33,6 +39,9 @@ export interface RouteGateEvent {
   gateway: string;
   createdAt: string;
   occurredAt?: string;
+  /** Whether its content can be trusted (docs/webhooks.md, "Which events move money"); false only in a redelivery the merchant asked for. */
+  verified: boolean;
+  verifiedBy: VerifiedBy;
   data: {
     chargeId: string | null;
     externalId?: string;
@@ -53,12 +62,13 @@ export interface RouteGateEvent {
 
 export function buildEvent(
   id: string, gateway: string, createdAt: string, chargeId: string | null, r: WebhookResult & { type: RouteGateEventType }, gatewayEventId: string, payload: unknown,
+  verifiedBy: VerifiedBy,
 ): RouteGateEvent {
   const data: RouteGateEvent['data'] = { chargeId };
   const fields = ['externalId', 'status', 'amount', 'paidAmount', 'refundedAmount', 'currency', 'paymentMethod', 'declineCode', 'subscriptionId', 'subscriptionStatus', 'customerId'] as const;
   for (const f of fields) if (r[f] !== undefined && r[f] !== null) (data as Record<string, unknown>)[f] = r[f];
   return {
-    id, type: r.type, gateway, createdAt, ...(r.occurredAt ? { occurredAt: r.occurredAt } : {}), data,
+    id, type: r.type, gateway, createdAt, ...(r.occurredAt ? { occurredAt: r.occurredAt } : {}), verified: verifiedBy !== null, verifiedBy, data,
     gatewayEvent: { type: r.gatewayType, id: gatewayEventId, payload },
   };
 }

@@ -27,9 +27,11 @@ export interface EventSummary {
   /** The latest delivery's status; null when the event was never forwarded. */
   delivery: DeliveryRecord['status'] | null;
   verified: boolean | null;
+  /** Why a verified event was neither applied nor forwarded (it disagrees with its charge); null: nothing to flag. */
+  flag: string | null;
 }
 
-export type EventDetail = RouteGateEvent & { verified: boolean | null; deliveries: DeliveryView[] };
+export type EventDetail = Omit<RouteGateEvent, 'verified'> & { verified: boolean | null; flag: string | null; deliveries: DeliveryView[] };
 
 /**
  * The account's events and their deliveries: what GET /api/v1/events, GET /events/:id and POST /events/:id/redeliver
@@ -52,7 +54,7 @@ export class EventService {
   /** The event as forwarded, whether its signature was checked, and every delivery with every attempt. */
   async get(accountId: string, id: string): Promise<EventDetail> {
     const e = await this.find(accountId, id);
-    return { ...(JSON.parse(e.payload) as RouteGateEvent), verified: e.verified, deliveries: await Promise.all((await this.store.deliveries.forEvent(e.id)).map((d) => this.deliveryView(d))) };
+    return { ...(JSON.parse(e.payload) as RouteGateEvent), verified: e.verified, flag: e.flag ?? null, deliveries: await Promise.all((await this.store.deliveries.forEvent(e.id)).map((d) => this.deliveryView(d))) };
   }
 
   /** A new delivery of the event to the account's webhookForwardUrl, attempted now; retried like any other after. */
@@ -76,7 +78,7 @@ export class EventService {
   private async summary(e: WebhookEventRecord): Promise<EventSummary> {
     return {
       id: e.id, type: e.type, gateway: e.gateway, createdAt: e.createdAt, chargeId: e.chargeId,
-      delivery: (await this.store.deliveries.forEvent(e.id)).at(-1)?.status ?? null, verified: e.verified,
+      delivery: (await this.store.deliveries.forEvent(e.id)).at(-1)?.status ?? null, verified: e.verified, flag: e.flag ?? null,
     };
   }
 

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store';
 import type { DeliveryAttemptRecord, DeliveryRecord } from '../store/deliveries';
+import type { WebhookEventRecord } from '../store/webhook-events';
+import type { RouteGateEvent } from './event';
 import { nowIso } from '../store/db';
 import type { SigningSecrets } from './signing-secrets';
 import { signatureHeaders } from './signing';
@@ -16,6 +18,17 @@ export interface ForwarderOptions {
 }
 
 export interface AttemptResult { delivered: boolean; attempt?: DeliveryAttemptRecord; delivery?: DeliveryRecord }
+
+/**
+ * The bytes to send: the stored event, which says whether it was verified. An event stored before events said so
+ * gets it from its row (null, not recorded, goes out as not verified): every forwarded event says it.
+ */
+export function forwardedBody(event: WebhookEventRecord): string {
+  const data = event.payload.indexOf('"data":');
+  if (data === -1 || event.payload.lastIndexOf('"verified":', data) !== -1) return event.payload;
+  const { data: d, gatewayEvent, ...head } = JSON.parse(event.payload) as RouteGateEvent;
+  return JSON.stringify(Object.assign(head, { verified: event.verified === true, verifiedBy: event.verified === true ? 'signature' : null, data: d, gatewayEvent }));
+}
 
 /** Told of every attempt's outcome (metrics count them). */
 export type DeliveryListener = (outcome: 'delivered' | 'failed' | 'gave_up') => void;
@@ -55,9 +68,10 @@ export class Forwarder {
     else if (!url) error = 'no webhookForwardUrl is set for the account';
     else {
       const ts = Math.floor(this.options.now() / 1000);
-      const headers = signatureHeaders((await this.secrets.signing(delivery.accountId)).secrets, event.id, ts, event.payload);
+      const body = forwardedBody(event);
+      const headers = signatureHeaders((await this.secrets.signing(delivery.accountId)).secrets, event.id, ts, body);
       // The signature's headers last: none of them is one of these two (and see docs/performance.md, eighteenth round).
-      const res = await this.http.post(url, { 'x-rg-event-type': event.type, 'x-rg-delivery-attempt': String(number), ...headers }, event.payload, this.options.timeoutMs);
+      const res = await this.http.post(url, { 'x-rg-event-type': event.type, 'x-rg-delivery-attempt': String(number), ...headers }, body, this.options.timeoutMs);
       statusCode = res.statusCode ?? null;
       error = res.error ?? null;
       durationMs = res.durationMs;

@@ -10,7 +10,10 @@ import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
 import { nowIso } from '../store/db';
 import { rgError } from '../errors';
 import { sha256Hex } from '../lib/signatures';
-import { buildEvent, type RouteGateEvent, type RouteGateEventType, type WebhookResult } from './event';
+import { buildEvent, type RouteGateEvent, type RouteGateEventType, type VerifiedBy, type WebhookResult } from './event';
+import { mismatchOf, resultFromCharge } from './event-checks';
+import { readAtGateway, settleCreateFirst } from './gateway-reads';
+import type { EventCharge } from '../store/webhook-events';
 import { patchFromEvent } from './charge-update';
 import { RETRY_FOR_MS } from './backoff';
 import type { Forwarder } from './forwarder';
@@ -36,6 +39,7 @@ export interface ProcessorDeps {
 }
 
 const LOCK_WAIT_MS = 10_000;
+const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 const JWKS_TIMEOUT_MS = 5_000;
 
 /**
@@ -67,38 +71,79 @@ export class WebhookProcessor {
     const bindings = webhook.bindings?.(wire) ?? {};
     const first = await this.normalize(gateway, request, null, bindings);
 
-    // The account-less URL: the account is the one whose charge the event is about.
-    const found = await store.webhookEvents.findCharge(gateway, first.externalId, first.reference);
+    // The per-account URL looks only in its account. The account-less URL belongs to the account whose charge the
+    // event names, and only when exactly one charge across accounts answers to it: a guess could hand one tenant's
+    // events to another.
+    let found = await store.webhookEvents.findCharge(gateway, first.externalId, first.reference, account?.id);
     const accountId = account?.id ?? found?.accountId;
     if (!accountId) {
-      this.deps.log.info({ gateway, gatewayType: first.gatewayType }, 'webhook matches no account: acknowledged and dropped');
+      this.deps.log.info({ gateway, gatewayType: first.gatewayType }, 'webhook matches no single account: acknowledged and dropped');
       return { kind: 'ignored', reason: 'no account' };
     }
-    const credentials = await vault.reveal(accountId, gateway) ?? {};
-    const verified = await this.verify(gateway, webhook, request, credentials, accountId);
+    const credentials = await vault.reveal(accountId, gateway);
+    let verifiedBy: VerifiedBy = await this.verify(gateway, webhook, request, credentials ?? {}, accountId) ? 'signature' : null;
 
     let result = first;
     let resource: unknown = null;
-    if (webhook.resolve) {
-      const ctx = await callContext(this.deps.gatewayDeps, accountId, gateway, found?.id ?? 'webhook', `webhook-${randomUUID()}`);
-      if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
+    const ctx = webhook.resolve && credentials
+      ? await callContext(this.deps.gatewayDeps, accountId, gateway, found?.id ?? 'webhook', `webhook-${randomUUID()}`) : undefined;
+    if (webhook.resolve && ctx) {
       try {
         resource = await webhook.resolve(ctx, request);
       } catch (err) {
         throw toPublicError(err, gateway);
       }
       result = await this.normalize(gateway, request, resource, bindings);
+      // What was read is the gateway's answer to RouteGate's own call with the account's credentials.
+      if (resource !== null) verifiedBy ??= 'gateway_read';
+      found = await store.webhookEvents.findCharge(gateway, result.externalId, result.reference, accountId);
     }
     if (!result.type) return { kind: 'ignored', reason: `${result.gatewayType} is not forwarded` };
     const typed = result as WebhookResult & { type: RouteGateEventType };
     const gatewayEventId = webhook.eventId(request, resource) ?? `sha256:${sha256Hex(req.rawBody)}`;
+    if (verifiedBy === null) return this.unverified(gateway, accountId, credentials !== undefined, found, typed, gatewayEventId, body);
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
     if (existing) return this.redelivered(existing.id, accountId, typed.type);
-    const charge = await store.webhookEvents.findCharge(gateway, result.externalId, result.reference);
-    const chargeId = charge?.accountId === accountId ? charge.id : null;
-    const event = buildEvent(`evt_${randomUUID().replace(/-/g, '')}`, gateway, nowIso(), chargeId, typed, gatewayEventId, body);
-    return this.record(event, accountId, gatewayEventId, typed, verified);
+    if (found && typed.type.startsWith('payment.')) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id);
+    const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
+    return this.record(event, accountId, gatewayEventId, typed, 'apply');
+  }
+
+  /**
+   * A notification nothing verified (no secret or token stored, or one the gateway did not sign): it never changes a
+   * charge and is never forwarded as what it claims. Where the account's credentials can read the charge it names,
+   * RouteGate reads it at the gateway (storing what the gateway says, as any refresh) and forwards the gateway's
+   * answer, verified by that read. Otherwise it is stored, unverified and attached to nothing, for the record.
+   */
+  private async unverified(
+    gateway: GatewayId, accountId: string, hasCredentials: boolean, found: EventCharge | undefined, claimed: WebhookResult & { type: RouteGateEventType },
+    gatewayEventId: string, body: unknown,
+  ): Promise<ReceiveOutcome> {
+    const { store } = this.deps.gatewayDeps;
+    if (found && hasCredentials && claimed.type.startsWith('payment.')) {
+      const read = await readAtGateway(this.deps.charges, accountId, found.id);
+      const answer = read && resultFromCharge(read, claimed.gatewayType);
+      if (answer?.type) {
+        const typed = answer as WebhookResult & { type: RouteGateEventType };
+        // One event per state the gateway showed: repeats of the notification (or forgeries naming the charge) dedupe.
+        const readId = `gateway_read:${read!.id}:${read!.status}:${read!.paidAmount}:${read!.refundedAmount}`;
+        const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, readId);
+        if (existing) return this.redelivered(existing.id, accountId, typed.type);
+        const event = buildEvent(newEventId(), gateway, nowIso(), found.id, typed, readId, body, 'gateway_read');
+        return this.record(event, accountId, readId, typed, 'stored already');
+      }
+    }
+    // Its own dedupe key: an unverified copy stored first must not make the gateway's genuine event a duplicate.
+    const unverifiedId = `unverified:${gatewayEventId}`;
+    const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, unverifiedId);
+    if (existing) return { kind: 'processed', eventId: existing.id, type: claimed.type, duplicate: true, delivered: null };
+    const event = buildEvent(newEventId(), gateway, nowIso(), null, claimed, unverifiedId, body, null);
+    const inserted = await store.webhookEvents.insert({
+      id: event.id, accountId, gateway, gatewayEventId: unverifiedId, type: event.type, chargeId: null, payload: JSON.stringify(event), createdAt: event.createdAt, verified: false,
+    });
+    this.deps.log.warn({ eventId: event.id, gateway, accountId, type: event.type }, 'unverified webhook stored only: it changed no charge and was not forwarded');
+    return { kind: 'processed', eventId: event.id, type: event.type, duplicate: !inserted, delivered: null };
   }
 
   private async normalize(gateway: GatewayId, req: WebhookRequest, resource: unknown, bindings: Record<string, unknown>): Promise<WebhookResult> {
@@ -111,7 +156,7 @@ export class WebhookProcessor {
     }
   }
 
-  /** true: the signature matched; false: accepted without validation (no secret stored). A failed check throws. */
+  /** true: the signature matched; false: nothing to check it with (no secret stored) or not signed where that is allowed. A failed check throws. */
   private async verify(gateway: GatewayId, webhook: GatewayWebhook, req: WebhookRequest, credentials: Record<string, string>, accountId: string): Promise<boolean> {
     const verdict = await webhook.verify(req, {
       credentials, now: this.deps.now(), fetchJson: (url) => this.deps.http.getJson(url, JWKS_TIMEOUT_MS),
@@ -123,7 +168,7 @@ export class WebhookProcessor {
     }
     if (verdict.result === 'unconfigured') {
       this.listener?.(gateway, 'unverified');
-      this.deps.log.warn({ gateway, accountId }, `webhook accepted without validation: no ${gateway} webhookSecret is stored for the account`);
+      this.deps.log.warn({ gateway, accountId }, `webhook accepted without validation (nothing to check its ${gateway} signature with): it moves no money by itself`);
       return false;
     }
     this.listener?.(gateway, 'verified');
@@ -132,9 +177,12 @@ export class WebhookProcessor {
 
   /**
    * Event, charge update and delivery in one transaction, under the charge's lock; then the first attempt, which
-   * the gateway waits for. A concurrent copy of the same event that wrote first makes this one a duplicate.
+   * the gateway waits for. A concurrent copy of the same event that wrote first makes this one a duplicate. The
+   * event is checked against the charge as it is under the lock: one that disagrees is stored with its flag and
+   * neither applied nor forwarded. `charge`: 'apply' the event's change, or 'stored already' (a read at the gateway
+   * stored it).
    */
-  private async record(event: RouteGateEvent, accountId: string, gatewayEventId: string, result: WebhookResult & { type: RouteGateEventType }, verified: boolean): Promise<ReceiveOutcome> {
+  private async record(event: RouteGateEvent, accountId: string, gatewayEventId: string, result: WebhookResult & { type: RouteGateEventType }, charge: 'apply' | 'stored already'): Promise<ReceiveOutcome> {
     const { store } = this.deps.gatewayDeps;
     const chargeId = event.data.chargeId;
     const lock = chargeId ? await this.deps.charges.locks.acquire(chargeId, this.deps.now() + LOCK_WAIT_MS) : undefined;
@@ -143,16 +191,20 @@ export class WebhookProcessor {
     const owner = ChargeLocks.newOwner();
     const now = this.deps.now();
     let inserted = false;
+    let flag: string | undefined;
     try {
       await store.commit(async (tx) => {
+        const current = chargeId ? (await tx.charges.getById(chargeId))! : undefined;
+        flag = current && charge === 'apply' ? mismatchOf(current, result) : undefined;
         inserted = await tx.webhookEvents.insert({
-          id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt, verified,
+          id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt,
+          verified: event.verified, flag: flag ?? null,
         });
-        if (!inserted) return;
-        if (chargeId) {
-          const current = (await tx.charges.getById(chargeId))!;
+        if (!inserted || flag) return;
+        // A charge whose create is unsettled has no gateway id: the reconciler settles it, not a notification.
+        if (current && current.externalId && charge === 'apply') {
           const patch = patchFromEvent(current, result);
-          if (Object.keys(patch).length) await tx.charges.update(chargeId, patch);
+          if (Object.keys(patch).length) await tx.charges.update(current.id, patch);
         }
         if (url) {
           await tx.deliveries.insert({ id: deliveryId, eventId: event.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS },
@@ -166,7 +218,11 @@ export class WebhookProcessor {
       const existing = (await store.webhookEvents.findByGatewayId(accountId, event.gateway, gatewayEventId))!;
       return this.redelivered(existing.id, accountId, event.type);
     }
-    this.deps.log.info({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId }, 'webhook event stored');
+    if (flag) {
+      this.deps.log.warn({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId, flag }, 'webhook event disagrees with its charge: stored and flagged, not applied or forwarded');
+      return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: null };
+    }
+    this.deps.log.info({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId, verifiedBy: event.verifiedBy }, 'webhook event stored');
     if (!url) return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: null };
     const attempt = await this.deps.forwarder.attempt(deliveryId, owner);
     return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: attempt.delivered, error: attempt.attempt?.error ?? undefined };

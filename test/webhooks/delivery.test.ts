@@ -66,7 +66,9 @@ test('forwarded events verify with the standardwebhooks library and with a plain
   assert.ok(plainHmacOk(got, m.signingSecret), 'plain HMAC verifies');
   const other = (await new AccountService(h.e2e.sandbox.app.store, h.e2e.sandbox.app.config.masterKey).create('Outra', 'outra@example.com')).webhookSigningSecret!;
   assert.ok(!standardOk(got, other) && !plainHmacOk(got, other));
-  assert.deepEqual(Object.keys(event).sort(), ['createdAt', 'data', 'gateway', 'gatewayEvent', 'id', 'occurredAt', 'type']);
+  assert.deepEqual(Object.keys(event).sort(), ['createdAt', 'data', 'gateway', 'gatewayEvent', 'id', 'occurredAt', 'type', 'verified', 'verifiedBy']);
+  assert.equal(event.verified, true, 'every forwarded event says whether it was verified');
+  assert.equal(event.verifiedBy, 'signature');
   assert.equal(event.type, 'payment.approved');
   assert.equal(event.data.amount, 15000);
   assert.equal(event.gatewayEvent.type, 'payment_intent.succeeded');

@@ -13,7 +13,10 @@ const deliveryBadge = (status: string | null) => (status
   : html`<span class="muted" title="No webhookForwardUrl was set when it arrived">not forwarded</span>`);
 
 const verifiedBadge = (verified: boolean | null) => (verified === true ? html`<span class="badge ok">verified</span>`
-  : verified === false ? html`<span class="badge warn" title="No webhookSecret is stored for this gateway">not verified</span>` : '');
+  : verified === false ? html`<span class="badge warn" title="Nothing verified it (no webhookSecret or token stored, or not signed): it changed no charge and was not forwarded">not verified</span>` : '');
+
+/** A verified event that disagrees with its charge: the operator decides, RouteGate applied and forwarded nothing. */
+const flagBadge = (flag: string | null) => (flag ? html` <span class="badge warn" data-flag title="${flag}">flagged: not applied</span>` : '');
 
 /**
  * Owner: the events RouteGate received from the gateways (newest first, a page at a time), each with where its
@@ -46,7 +49,7 @@ ${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No events yet. They
   <td data-label="Event"><a href="/dashboard/events/${e.id}" data-type="${e.type}">${e.type}</a><br><code class="small muted">${e.id}</code></td>
   <td data-label="Gateway">${gatewayName(e.gateway)}</td>
   <td data-label="Charge">${e.chargeId ? html`<a href="/dashboard/charges/${e.chargeId}"><code class="small">${e.chargeId}</code></a>` : html`<span class="muted">–</span>`}</td>
-  <td data-label="Signature">${verifiedBadge(e.verified)}</td>
+  <td data-label="Signature">${verifiedBadge(e.verified)}${flagBadge(e.flag)}</td>
   <td data-label="Delivery">${deliveryBadge(e.delivery)}</td>
 </tr>`)}
 </tbody></table></div>
@@ -66,7 +69,8 @@ ${next ? html`<p><a class="button secondary" href="/dashboard/events?${new URLSe
 <dl class="facts">
   <dt>Type</dt><dd><code id="event-type">${e.type}</code></dd>
   <dt>Gateway</dt><dd>${gatewayName(e.gateway)} · <code>${e.gatewayEvent.type}</code> <span class="muted small">${e.gatewayEvent.id}</span></dd>
-  <dt>Signature</dt><dd>${verifiedBadge(e.verified) || html`<span class="muted">not recorded</span>`}</dd>
+  <dt>Signature</dt><dd>${verifiedBadge(e.verified) || html`<span class="muted">not recorded</span>`}${e.verifiedBy === 'gateway_read' ? html` <span class="muted small">by RouteGate's read at the gateway</span>` : ''}</dd>
+  ${e.flag ? html`<dt>Flagged</dt><dd id="event-flag">${e.flag}: neither applied to the charge nor forwarded</dd>` : ''}
   <dt>Charge</dt><dd>${d.chargeId ? html`<a href="/dashboard/charges/${d.chargeId}">${d.chargeId}</a>` : '–'}${d.externalId ? html` · <code>${d.externalId}</code>` : ''}</dd>
   ${d.status ? html`<dt>Status</dt><dd><span class="badge s-${d.status}">${d.status}</span></dd>` : ''}
   ${d.amount !== undefined ? html`<dt>Amount</dt><dd>${formatMoney(d.amount, d.currency ?? 'BRL')}${d.refundedAmount ? html` · refunded ${formatMoney(d.refundedAmount, d.currency ?? 'BRL')}` : ''}</dd>` : ''}
@@ -93,7 +97,7 @@ ${e.deliveries.length === 0 ? html`<p class="muted">Never forwarded.</p>` : html
   <td data-label="At">${formatDate(a.at)}</td>` : html`<td colspan="6" class="muted">no attempt yet</td>`}
 </tr>`))}</tbody></table></div>`}
 </section>
-<details class="card"><summary>The event as forwarded (JSON)</summary><pre class="wrap">${JSON.stringify({ ...e, verified: undefined, deliveries: undefined }, null, 2)}</pre></details>`,
+<details class="card"><summary>The event as forwarded (JSON)</summary><pre class="wrap">${JSON.stringify({ ...e, flag: undefined, deliveries: undefined }, null, 2)}</pre></details>`,
       });
     };
 

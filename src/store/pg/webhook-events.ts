@@ -1,30 +1,35 @@
-import type { WebhookEventRecord } from '../webhook-events';
+import { onlyCharge, type EventCharge, type WebhookEventRecord } from '../webhook-events';
 import type { Queryable } from './queryable';
 
 interface Raw {
   id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string;
-  verified: number | string | null;
+  verified: number | string | null; flag: string | null;
 }
 
 const toRecord = (r: Raw): WebhookEventRecord => ({
   id: r.id, accountId: r.account_id, gateway: r.gateway, gatewayEventId: r.gateway_event_id, type: r.type, chargeId: r.charge_id, payload: r.payload, createdAt: r.created_at,
-  verified: r.verified === null ? null : Number(r.verified) === 1,
+  verified: r.verified === null ? null : Number(r.verified) === 1, flag: r.flag ?? null,
 });
 
-const COLUMNS = 'id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified';
+const COLUMNS = 'id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified, flag';
 
 const SQL = {
   // SQLite's INSERT OR IGNORE: a second event with the same (account, gateway, gateway event id) writes nothing.
-  insert: `INSERT INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+  insert: `INSERT INTO webhook_events (id, account_id, gateway, gateway_event_id, type, charge_id, payload, created_at, verified, flag)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
   byGatewayId: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 AND gateway = $2 AND gateway_event_id = $3`,
   byId: `SELECT ${COLUMNS} FROM webhook_events WHERE id = $1 AND account_id = $2`,
   list: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
   // A row value: PostgreSQL seeks to it in webhook_events_account_created.
   listAfter: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
-  // Every gateway id a charge got is in charge_native_ids (keyed by the id first: a webhook names no account).
-  chargeByExternal: `SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
-    WHERE n.native_id = $2 AND c.gateway = $1 ORDER BY c.created_at DESC LIMIT 1`,
+  // The charge's gateway id (unique per gateway, charges_gateway_external_id), and any other gateway id it got in
+  // charge_native_ids (keyed by the id first: a webhook names no account). Two rows are enough to know it is not one.
+  chargeByExternal: `SELECT id, account_id FROM charges WHERE gateway = $1 AND external_id = $2
+    UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = $2 AND c.gateway = $1
+    LIMIT 2`,
+  chargeByExternalInAccount: `SELECT id, account_id FROM charges WHERE gateway = $1 AND external_id = $2 AND account_id = $3
+    UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = $2 AND n.account_id = $3 AND c.gateway = $1
+    LIMIT 2`,
   chargeById: 'SELECT id, account_id FROM charges WHERE id = $1 AND gateway = $2',
 };
 
@@ -34,7 +39,7 @@ export class PgWebhookEventsRepository {
 
   /** false when the event is there already (a duplicate): nothing is written. */
   async insert(e: WebhookEventRecord): Promise<boolean> {
-    const values = [e.id, e.accountId, e.gateway, e.gatewayEventId, e.type, e.chargeId, e.payload, e.createdAt, e.verified === null ? null : Number(e.verified)];
+    const values = [e.id, e.accountId, e.gateway, e.gatewayEventId, e.type, e.chargeId, e.payload, e.createdAt, e.verified === null ? null : Number(e.verified), e.flag ?? null];
     const res = await this.q.query({ name: 'webhookEvents.insert', text: SQL.insert, values });
     return res.rowCount === 1;
   }
@@ -57,12 +62,22 @@ export class PgWebhookEventsRepository {
     return rows.map(toRecord);
   }
 
-  /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
-  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
+  /**
+   * The charge a gateway event is about, by the gateway's id for it and by RouteGate's own id the gateway echoed:
+   * only when exactly one charge at that gateway answers (in `accountId` when given; across accounts otherwise).
+   */
+  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined, accountId?: string): Promise<EventCharge | undefined> {
     type Row = { id: string; account_id: string };
-    let r: Row | undefined;
-    if (externalId) r = (await this.q.query<Row>({ name: 'webhookEvents.chargeByExternal', text: SQL.chargeByExternal, values: [gateway, externalId] })).rows[0];
-    if (!r && reference) r = (await this.q.query<Row>({ name: 'webhookEvents.chargeById', text: SQL.chargeById, values: [reference, gateway] })).rows[0];
-    return r && { id: r.id, accountId: r.account_id };
+    const toCharge = (r: Row): EventCharge => ({ id: r.id, accountId: r.account_id });
+    let byExternal: EventCharge[] = [];
+    if (externalId) {
+      const { rows } = accountId
+        ? await this.q.query<Row>({ name: 'webhookEvents.chargeByExternalInAccount', text: SQL.chargeByExternalInAccount, values: [gateway, externalId, accountId] })
+        : await this.q.query<Row>({ name: 'webhookEvents.chargeByExternal', text: SQL.chargeByExternal, values: [gateway, externalId] });
+      byExternal = rows.map(toCharge);
+    }
+    const byId = reference ? (await this.q.query<Row>({ name: 'webhookEvents.chargeById', text: SQL.chargeById, values: [reference, gateway] })).rows[0] : undefined;
+    const byReference = byId && (!accountId || byId.account_id === accountId) ? [toCharge(byId)] : [];
+    return onlyCharge(byExternal, byReference);
   }
 }
