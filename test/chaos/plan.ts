@@ -82,8 +82,15 @@ function makeCase(rand: () => number, gateway: GatewayId, op: Operation, fault: 
   return { gateway, op, fault, count, settle, amount, fallback, name };
 }
 
+/** ROUTEGATE_CHAOS_ONLY: run only the cases whose name matches this regular expression (to replay one failure). */
+const ONLY = process.env.ROUTEGATE_CHAOS_ONLY ? new RegExp(process.env.ROUTEGATE_CHAOS_ONLY) : undefined;
+
 /** The in-process cases for one seed. */
 export function chaosCases(seed: number, long = LONG): ChaosCase[] {
+  return allCases(seed, long).filter((c) => !ONLY || ONLY.test(c.name));
+}
+
+function allCases(seed: number, long: boolean): ChaosCase[] {
   const rand = prng(seed);
   const shift = Math.floor(rand() * FAULTS.length);
   const cases: ChaosCase[] = [];

@@ -142,11 +142,19 @@ interface StoredCharge {
 
 async function stored(client: Client, key: string, id: string, refresh = false): Promise<StoredCharge | undefined> {
   const res = await client.call('GET', `/api/v1/charges/${id}${refresh ? '?refresh=true' : ''}`, { key });
-  return res.status === 200 ? res.body.data : undefined;
+  if (res.status === 200) return res.body.data;
+  // A refresh the charge cannot take (never created at a gateway, or the gateway failed): the stored charge.
+  return refresh ? stored(client, key, id) : undefined;
 }
 
-/** Settled: no longer `processing`, and no operation on it whose outcome RouteGate does not know. */
-export const isSettled = (c: StoredCharge | undefined) => Boolean(c && c.status !== 'processing' && !c.attempts.some((a) => a.outcome === 'in_flight' || a.outcome === 'unknown'));
+/**
+ * Settled: no longer `processing` (the create's outcome is known, whoever learned it: a webhook may settle the
+ * charge and leave the create's own attempt as it was), and no follow-up on it whose outcome RouteGate does not know.
+ */
+export const isSettled = (c: StoredCharge | undefined) => Boolean(c && c.status !== 'processing'
+  && !c.attempts.some((a) => MONEY_FOLLOW_UPS.has(a.operation) && (a.outcome === 'in_flight' || a.outcome === 'unknown')));
+/** Follow-ups that move money (reads and reconciler passes are history: an unanswered read moved nothing). */
+const MONEY_FOLLOW_UPS = new Set(['capture', 'cancel', 'refund']);
 
 /** Every charge of the case's account (one Idempotency-Key: there must be one). */
 async function chargesOf(client: Client, key: string): Promise<string[]> {
@@ -183,7 +191,9 @@ export async function settle(client: Client, key: string, p: Prepared, idempoten
       id ??= headerId(again);
     }
     id ??= (await chargesOf(client, key))[0];
-    if (id && gotFinal && isSettled(await stored(client, key, id, path === 'refresh'))) {
+    const now = id ? await stored(client, key, id, path === 'refresh') : undefined;
+    if (process.env.CHAOS_DEBUG) console.log(Date.now() - start, now?.status, now?.attempts.map((a) => `${a.operation}:${a.outcome}`).join(","));
+    if (id && gotFinal && isSettled(now)) {
       settledAfterMs = Date.now() - start;
       break;
     }
