@@ -293,8 +293,16 @@ export async function runCase(client: Client, key: string, c: ChaosCase, t: Timi
   const p = await prepare(client, key, c);
   await injectFault(client.control, c.gateway, c.op, c.fault, c.count, t.holdMs);
   let first: Reply;
+  const started = Date.now();
   try {
     first = await fire(client, key, p, idempotencyKey);
+    // A gateway that holds the call (latency, late, hang): RouteGate's timeout runs to expiry, and the client still
+    // has its answer within the request deadline.
+    if (c.fault === 'latency' || c.fault === 'late' || c.fault === 'hang') {
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed >= t.gatewayTimeoutMs, `${c.name}: answered in ${elapsed} ms, before the ${t.gatewayTimeoutMs} ms timeout expired (${first.status})`);
+      assert.ok(elapsed <= t.deadlineMs + 500, `${c.name}: answered in ${elapsed} ms, past the ${t.deadlineMs} ms request deadline`);
+    }
   } finally {
     // This gateway's only: other gateways' cases run at the same time.
     await client.control.clearFaults(c.gateway);
