@@ -308,6 +308,9 @@ export async function runCase(client: Client, key: string, c: ChaosCase, t: Timi
     await client.control.clearFaults(c.gateway);
   }
   const o = await settle(client, key, p, idempotencyKey, c.settle, first, t.boundMs);
+  // A held call acts when its hold ends, maybe after RouteGate settled: the ledgers are read once every held call
+  // has acted (a charge made then at a gateway RouteGate gave up on is what the check must see).
+  if (c.fault === 'latency' || c.fault === 'late') await sleep(started + t.holdMs * c.count + 300 - Date.now());
   await checkInvariants(client, key, c, p, o, t.boundMs);
   return o;
 }
