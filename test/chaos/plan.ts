@@ -73,6 +73,9 @@ const NOTIFIES_ENDPOINT: ReadonlySet<GatewayId> = new Set(['stripe', 'pagarme', 
 function makeCase(rand: () => number, gateway: GatewayId, op: Operation, fault: Fault): ChaosCase {
   let settle = pick(rand, SETTLE_PATHS);
   if (settle === 'webhook' && !NOTIFIES_ENDPOINT.has(gateway)) settle = 'reconciler';
+  // PagBank has no lookup by reference: a create it may not have taken is settled by the client's same-key retry
+  // (replayed under the same x-idempotency-key) or by its notifications, which the suite does not route.
+  if (gateway === 'pagbank' && (op === 'create' || op === 'create_fallback')) settle = 'retry';
   const count = rand() < 0.5 ? 1 : 2;
   // 10.00 to 99.99: every gateway's minimum, and a third of it is still a valid partial refund.
   const amount = 1000 + Math.floor(rand() * 9000);
