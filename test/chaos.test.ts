@@ -9,7 +9,7 @@ import { webhookUrl } from '../src/accounts/webhook-urls';
 import type { GatewayId } from '../src/gateways/registry-ids';
 import { chaosCases, killBatches, LONG, prng, seeds, SETTLE_PATHS, type ChaosCase, type Operation } from './chaos/plan';
 import {
-  caseSettings, checkInvariants, fire, injectFault, moneyCall, prepare, runCase, serviceEnv, settle, sleep, timing, type Client, type Prepared,
+  caseSettings, chargeBody, checkInvariants, fire, injectFault, moneyCall, prepare, runCase, serviceEnv, settle, sleep, timing, type Client, type Prepared,
 } from './chaos/scenario';
 import { chaosAccount, type ChaosAccount } from './chaos/accounts';
 import { serviceProcess, type ServiceProcess } from './chaos/service-process';
@@ -84,6 +84,7 @@ describe('chaos across SIGKILL: the service killed mid-call, restarted, settled'
     for (const [b, { batch }] of batches.entries()) {
       for (const c of batch) accounts.set(accountKey(b, c.gateway), await chaosAccount(service.setup.store, service.setup.vault, caseSettings(c)));
     }
+    accounts.set('split', await chaosAccount(service.setup.store, service.setup.vault, caseSettings({ gateway: 'stripe' })));
     await service.start();
   });
   after(async () => {
@@ -146,4 +147,40 @@ describe('chaos across SIGKILL: the service killed mid-call, restarted, settled'
       })));
     });
   }
+
+  // "A split lost in a crash": the split is stored only when the create concludes, so a create settled after SIGKILL
+  // had none, and its refund did not reverse the coproducer's share. It is stored before the first gateway call.
+  test('a split charge created across SIGKILL keeps its split: its refund reverses the transfer at Stripe', { timeout: 120_000 }, async () => {
+    const client: Client = { call: (m, p, o) => call(service.url, m, p, o), control };
+    const { apiKey } = accounts.get('split')!;
+    const coproducer = await client.call('POST', '/api/v1/coproducers', { key: apiKey, body: { email: 'ana@example.com', name: 'Ana', recipients: { stripe: 'acct_1AnaConnect' } } });
+    assert.equal(coproducer.status, 201, coproducer.text);
+    const p: Prepared = {
+      asked: 5000,
+      request: { method: 'POST', path: '/api/v1/charges', body: { ...chargeBody(5000), split: [{ type: 'percentage', amount: 20, coproducerEmail: 'ana@example.com' }] } },
+    };
+    const key = 'kill-split-1';
+    const since = (await control.requests('stripe')).length;
+    await injectFault(control, 'stripe', 'create', 'latency', 1, T.holdMs);
+    const answer = fire(client, apiKey, p, key).catch(() => undefined);
+    const until = Date.now() + 15_000;
+    while (!(await control.requests('stripe')).slice(since).some((q) => q.method === 'POST' && q.path === '/v1/payment_intents')) {
+      assert.ok(Date.now() < until, 'the create never reached stripe');
+      await sleep(20);
+    }
+    await service.kill();
+    await answer;
+    await control.clearFaults();
+    await sleep(T.holdMs + 200);
+    await service.start();
+    const o = await settle(client, apiKey, p, key, 'retry', undefined, bound);
+    await checkInvariants(client, apiKey, { gateway: 'stripe', op: 'create', name: 'stripe split create killed mid-call' }, p, o, bound);
+    const created = o.answers.at(-1)!;
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.data.split?.length, 1, `the split is stored with the charge: ${created.text.slice(0, 300)}`);
+    const refund = await client.call('POST', `/api/v1/charges/${created.body.data.id}/refunds`, { key: apiKey, body: { amount: 1000 }, headers: { 'idempotency-key': 'kill-split-refund' } });
+    assert.equal(refund.status, 201, refund.text);
+    const sent = (await control.requests('stripe')).filter((r) => r.path === '/v1/refunds').at(-1)!.body as Record<string, string>;
+    assert.deepEqual([sent.reverse_transfer, sent.refund_application_fee, sent.amount], ['true', 'true', '1000'], "the coproducer's share is reversed with the refund");
+  });
 });
