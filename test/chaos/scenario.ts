@@ -301,7 +301,8 @@ export async function runCase(client: Client, key: string, c: ChaosCase, t: Timi
     if (c.fault === 'latency' || c.fault === 'late' || c.fault === 'hang') {
       const elapsed = Date.now() - started;
       assert.ok(elapsed >= t.gatewayTimeoutMs, `${c.name}: answered in ${elapsed} ms, before the ${t.gatewayTimeoutMs} ms timeout expired (${first.status})`);
-      assert.ok(elapsed <= t.deadlineMs + 500, `${c.name}: answered in ${elapsed} ms, past the ${t.deadlineMs} ms request deadline`);
+      // Slack for a busy machine (CI shares its cores): the deadline is checked, not the scheduler.
+      assert.ok(elapsed <= t.deadlineMs + 1_000, `${c.name}: answered in ${elapsed} ms, past the ${t.deadlineMs} ms request deadline`);
     }
   } finally {
     // This gateway's only: other gateways' cases run at the same time.
