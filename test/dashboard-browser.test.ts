@@ -170,7 +170,13 @@ test('operator creates an account; its owner generates keys, stores credentials,
   await submit(owner, 'form[data-action="refund"] button');
   await owner.waitForSelector('.alert.ok');
   assert.equal((await owner.textContent('#charge-status'))?.trim(), 'refunded');
-  assert.equal((await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key: second })).body.data.status, 'refunded');
+  const viaApi = (await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key: second })).body.data;
+  assert.equal(viaApi.status, 'refunded');
+  // And the gateway agrees: F captured the 7500 once and refunded all of it once, and no other gateway holds it.
+  const held = (await e2e.control.ledger()).filter((e) => e.reference === chargeId || e.id === viaApi.externalId);
+  assert.deepEqual(held.map((e) => [e.gateway, e.id, e.amount, e.paidAmount, e.refundedAmount, e.refunds]), [[F, viaApi.externalId, 7500, 7500, 7500, 1]]);
+  assert.equal(viaApi.paidAmount, held[0].paidAmount);
+  assert.equal(viaApi.refundedAmount, held[0].refundedAmount);
 
   // Cancel another pre-authorization.
   const other = await preauth(3000);
@@ -178,6 +184,11 @@ test('operator creates an account; its owner generates keys, stores credentials,
   await submit(owner, 'form[data-action="cancel"] button');
   await owner.waitForSelector('.alert.ok');
   assert.equal((await owner.textContent('#charge-status'))?.trim(), 'cancelled');
+  // The authorization is released at the gateway: nothing captured, nothing left authorized.
+  const voided = (await e2e.control.ledger(F)).filter((e) => e.id === other.body.data.externalId);
+  assert.equal(voided.length, 1);
+  assert.equal(voided[0].paidAmount, 0);
+  assert.doesNotMatch(voided[0].status, /^(requires_capture|pending|authorized)$/i, `${F} still holds the authorization: ${voided[0].status}`);
 
   // The overview: webhook URL per gateway, and F's two charges in the 30-day chart.
   await submit(owner, 'nav >> text=Overview');

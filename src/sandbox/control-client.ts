@@ -23,8 +23,9 @@ export class EmulatorControlClient {
     return this.call('POST', '/faults', { gateway, fault, ...options });
   }
 
-  clearFaults(): Promise<void> {
-    return this.call('DELETE', '/faults');
+  /** One gateway's pending faults, or every gateway's. */
+  clearFaults(gateway?: GatewayId): Promise<void> {
+    return this.call('DELETE', `/faults${gateway ? `?gateway=${gateway}` : ''}`);
   }
 
   async requests(gateway?: GatewayId): Promise<RecordedRequest[]> {

@@ -74,8 +74,10 @@ export class EmulatorControl {
     this.faults.set(gateway, list);
   }
 
-  clearFaults(): void {
-    this.faults.clear();
+  /** One gateway's pending faults, or every gateway's (suites that fault gateways in parallel clear their own). */
+  clearFaults(gateway?: GatewayId): void {
+    if (gateway) this.faults.delete(gateway);
+    else this.faults.clear();
   }
 
   /** The first pending fault for a gateway that applies to this request, consuming one use of it. */
@@ -257,8 +259,15 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
     control.addFault(gateway as GatewayId, { kind: fault, remaining: count, latencyMs, method, path });
     return reply.code(201).send({ gateway, fault, count, latencyMs, method, path });
   });
-  app.delete('/faults', async () => {
-    control.clearFaults();
+  app.delete<{ Querystring: { gateway?: string } }>('/faults', {
+    schema: {
+      querystring: {
+        type: 'object', additionalProperties: false,
+        properties: { gateway: { type: 'string', enum: [...control.gateways] } },
+      },
+    },
+  }, async (req) => {
+    control.clearFaults(req.query.gateway as GatewayId | undefined);
     return { cleared: true };
   });
   app.get<{ Querystring: { gateway?: string } }>('/requests', async (req) => {

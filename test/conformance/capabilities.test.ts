@@ -17,6 +17,19 @@ before(async () => {
 after(() => e2e.close());
 
 const calls = async (gateway: string) => (await e2e.control.requests(gateway)).length;
+
+/**
+ * The charge as its gateway holds it (/__control/ledger, cents): RouteGate's figures are checked against this, not
+ * against themselves. Exactly one entry, at the charge's gateway; none at any other.
+ */
+async function atGateway(g: GatewayDescriptor, charge: { id: string; externalId: string }) {
+  const held = (await e2e.control.ledger()).filter((e) => e.reference === charge.id || (e.gateway === g.id && e.id === charge.externalId));
+  assert.equal(held.length, 1, `one charge at the gateways for ${charge.id}: ${JSON.stringify(held)}`);
+  assert.equal(held[0].gateway, g.id);
+  return held[0];
+}
+/** A gateway's status for an authorization or a payment still waiting: not cancelled. */
+const OPEN = /^(requires_capture|requires_action|requires_payment_method|pending|waiting|authorized|awaiting_risk_analysis|in_process)$/i;
 const operations = (stored: { attempts: Array<{ operation: string }> }) => stored.attempts.map((a) => a.operation);
 
 test('every registered gateway declares every cell with a known value, and its currencies', () => {
@@ -81,6 +94,10 @@ for (const g of gateways()) {
           assert.equal(cap.body.data.captured, true);
           assert.equal(cap.body.data.paidAmount, 1999);
           expectError(await e2e.call('POST', `/api/v1/charges/${created.id}/capture`, { key, body: {} }), 'VALIDATION_ERROR', 400);
+          const held = await atGateway(g, created);
+          assert.equal(held.amount, 1999);
+          assert.equal(held.paidAmount, 1999, `${g.id} captured the whole authorization, once`);
+          assert.equal(held.refundedAmount, 0);
         });
       }
 
@@ -88,10 +105,19 @@ for (const g of gateways()) {
         const what = isCard(method) ? (supported(table[method].capture) ? 'a pre-authorization' : 'an approved charge') : 'a pending charge';
         test(`${g.id} ${method}: ${what} is cancelled once`, async () => {
           const { key, created } = await chargeFor(g, method, 'cancel');
+          const open = await atGateway(g, created);
+          assert.match(open.status, OPEN, `${g.id} holds the charge open before the cancel`);
           const cancel = await e2e.call('POST', `/api/v1/charges/${created.id}/cancel`, { key });
           assert.equal(cancel.status, 200, cancel.text);
           assert.equal(cancel.body.data.status, 'cancelled');
           expectError(await e2e.call('POST', `/api/v1/charges/${created.id}/cancel`, { key }), 'VALIDATION_ERROR', 400);
+          if (paidLater(method)) {
+            // Cancelled at the gateway: the payer can no longer pay it (Asaas keeps a deleted payment's status).
+            await assert.rejects(e2e.control.pay(g.id, created.externalId), /40[49]/, `${g.id} still lets the payer pay a cancelled ${method}`);
+          }
+          const held = await atGateway(g, created);
+          assert.equal(held.paidAmount, 0, `${g.id} took no money for a cancelled charge`);
+          if (!paidLater(method)) assert.doesNotMatch(held.status, OPEN, `${g.id} released the authorization (${held.status})`);
         });
       }
 
@@ -102,6 +128,8 @@ for (const g of gateways()) {
           assert.equal(res.status, 201, res.text);
           assert.equal(res.body.data.status, 'refunded');
           assert.equal(res.body.data.refundedAmount, 1999);
+          const held = await atGateway(g, created);
+          assert.deepEqual([held.paidAmount, held.refundedAmount, held.refunds], [1999, 1999, 1], `${g.id} refunded the whole charge once`);
           assert.equal(typeof res.body.data.refund, 'object', 'the refund as the gateway recorded it');
           const stored = (await e2e.call('GET', `/api/v1/charges/${created.id}`, { key })).body.data;
           assert.equal(operations(stored).at(-1), 'refund');
@@ -118,11 +146,15 @@ for (const g of gateways()) {
           assert.equal(partial.body.data.refundedAmount, 500);
           assert.equal(typeof partial.body.data.refund, 'object', 'the refund as the gateway recorded it');
           expectError(await e2e.call('POST', `/api/v1/charges/${created.id}/refunds`, { key, body: { amount: 1500 } }), 'VALIDATION_ERROR', 400);
+          const once = await atGateway(g, created);
+          assert.deepEqual([once.paidAmount, once.refundedAmount, once.refunds], [1999, 500, 1], `${g.id} refunded 500 once; the refused one moved nothing`);
           if (!supported(table[method].refund)) return;
           const rest = await e2e.call('POST', `/api/v1/charges/${created.id}/refunds`, { key, body: {} });
           assert.equal(rest.status, 201, rest.text);
           assert.equal(rest.body.data.status, 'refunded');
           assert.equal(rest.body.data.refundedAmount, 1999);
+          const twice = await atGateway(g, created);
+          assert.deepEqual([twice.paidAmount, twice.refundedAmount, twice.refunds], [1999, 1999, 2], `${g.id} refunded 500, then the rest, each once`);
           const stored = (await e2e.call('GET', `/api/v1/charges/${created.id}`, { key })).body.data;
           assert.deepEqual(operations(stored).filter((o) => o === 'refund'), ['refund', 'refund']);
           const refundIds = stored.attempts.filter((a: { operation: string }) => a.operation === 'refund').map((a: { externalId?: string }) => a.externalId);

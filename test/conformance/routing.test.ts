@@ -11,6 +11,17 @@ after(() => e2e.close());
 
 const card = (extra: Record<string, unknown> = {}) => ({ paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD, ...extra });
 
+/**
+ * What the gateways hold for a charge (/__control/ledger, every gateway, by the reference RouteGate sent): the one
+ * gateway named, charged once for `amount`, and no other gateway holding anything; or, with `gateway` undefined,
+ * nothing anywhere.
+ */
+async function expectHeld(chargeId: string, gateway: string | undefined, amount = 2500): Promise<void> {
+  const held = (await e2e.control.ledger()).filter((e) => e.reference === chargeId);
+  assert.deepEqual(held.map((e) => e.gateway), gateway ? [gateway] : [], `the gateways holding ${chargeId}: ${JSON.stringify(held)}`);
+  if (gateway) assert.deepEqual([held[0].amount, held[0].paidAmount, held[0].refundedAmount], [amount, amount, 0], `${gateway} charged ${amount} once`);
+}
+
 describe('fallback', () => {
   test('falls back from stripe to pagarme after a 429 (the gateway refused the call)', async () => {
     const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'] });
@@ -26,6 +37,7 @@ describe('fallback', () => {
     const attempts = stored.body.data.attempts;
     assert.deepEqual(attempts.map((a: { gateway: string; outcome: string }) => `${a.gateway}:${a.outcome}`), ['stripe:failed', 'pagarme:success']);
     assert.equal(attempts[0].errorCode, 'GATEWAY_ERROR');
+    await expectHeld(res.body.data.id, 'pagarme');
     await e2e.control.clearFaults();
   });
 
@@ -45,6 +57,7 @@ describe('fallback', () => {
       assert.deepEqual(attempts.map((a: { gateway: string; outcome: string }) => `${a.gateway}:${a.outcome}`), ['stripe:success']);
       assert.equal(attempts[0].ambiguous, true);
       assert.match(attempts[0].message, /settled by replay at stripe/);
+      await expectHeld(res.body.data.id, 'stripe');
       await e2e.control.clearFaults();
     });
   }
@@ -56,11 +69,13 @@ describe('fallback', () => {
     const res = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'mercadopago');
+    await expectHeld(res.body.data.id, 'mercadopago');
     const noCreds = await e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: ['pagarme'] }, ['pagarme']);
     const res2 = await e2e.call('POST', '/api/v1/charges', { key: noCreds, body: card() });
     assert.equal(res2.status, 201, res2.text);
     assert.equal(res2.body.data.gateway, 'pagarme');
     assert.equal(res2.body.data.primaryGateway, 'pagbank');
+    await expectHeld(res2.body.data.id, 'pagarme');
   });
 
   test('never falls back after a decline', async () => {
@@ -70,6 +85,8 @@ describe('fallback', () => {
     expectError(res, 'GATEWAY_ERROR', 502);
     assert.equal(res.headers['x-rg-fallback-used'], 'false');
     assert.equal((await e2e.control.requests('pagarme')).length, before, 'pagarme was never called');
+    const declined = (await e2e.control.ledger()).filter((e) => e.reference === res.headers['x-rg-charge-id']);
+    assert.deepEqual(declined.map((e) => [e.gateway, e.paidAmount]), [['stripe', 0]], 'the declined charge is at stripe alone, and took nothing');
   });
 
   test('a card token never leaves its gateway: CARD_TOKEN_NOT_PORTABLE is recorded and the fallback is skipped', async () => {
@@ -90,6 +107,7 @@ describe('fallback', () => {
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.gateway, 'stripe');
     assert.equal((await e2e.control.requests('pagarme')).length, before, 'a Stripe payment method never goes to Pagar.me');
+    await expectHeld(res.body.data.id, 'stripe');
     const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
     assert.deepEqual(stored.body.data.attempts.map((a: { errorCode: string | null; outcome: string }) => a.errorCode ?? a.outcome), ['CARD_TOKEN_NOT_PORTABLE', 'success']);
     const alone = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
@@ -109,6 +127,7 @@ describe('fallback', () => {
     const stored = await e2e.call('GET', `/api/v1/charges/${res.body.data.id}`, { key });
     assert.equal(stored.body.data.attempts[0].outcome, 'skipped');
     assert.match(stored.body.data.attempts[0].message, /needs the buyer/);
+    await expectHeld(res.body.data.id, 'stripe');
   });
 
   test('when only non-portable fallbacks remain the answer says so with 422', async () => {
@@ -166,6 +185,8 @@ describe('gateway failures without a fallback', () => {
       const stored = await e2e.call('GET', `/api/v1/charges/${res.headers['x-rg-charge-id']}`, { key });
       assert.equal(stored.body.data.status, 'processing');
       assert.equal(stored.body.data.attempts.at(-1).outcome, 'unknown');
+      // The faults hit before the gateway acted: nothing is held anywhere, at the primary or the fallback.
+      await expectHeld(res.headers['x-rg-charge-id'] as string, undefined);
     }
   });
 

@@ -19,6 +19,8 @@ export class MerchantBackend {
   /** Take requests and never answer them (a backend stuck mid-request); counted in `hung`. */
   hang = false;
   hung = 0;
+  /** Take each request, record it, and answer only after this many ms (a backend slower than RouteGate's timeout). */
+  lateMs: number | undefined;
   private server: http.Server | undefined;
   private port = 0;
   private waiters: Array<() => void> = [];
@@ -41,7 +43,9 @@ export class MerchantBackend {
           return;
         }
         this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        if (this.lateMs) setTimeout(() => { if (!res.destroyed) answer(); }, this.lateMs);
+        else answer();
         for (const w of this.waiters.splice(0)) w();
       });
     });
