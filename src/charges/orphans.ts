@@ -55,7 +55,7 @@ export class OrphanHandler {
     const event = buildEvent(`evt_${randomUUID().replace(/-/g, '')}`, gateway, now, charge.id, {
       type: 'payment.orphaned', gatewayType: 'routegate.orphan_found', externalId: orphan.externalId, status: n.status, amount: orphan.amount,
       paidAmount: n.paidAmount, currency: n.currency ?? charge.currency, paymentMethod: orphan.paymentMethod as PaymentMethod,
-    }, `orphan:${orphan.externalId}`, { chargeId: charge.id, recordedGateway: charge.gateway, gateway, externalId: orphan.externalId });
+    }, `orphan:${orphan.externalId}`, { chargeId: charge.id, recordedGateway: charge.gateway, gateway, externalId: orphan.externalId }, 'gateway_read');
     const at = Date.now();
     await store.commit(async (tx) => {
       if (!await tx.charges.addOrphan(orphan)) return;
