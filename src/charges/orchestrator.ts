@@ -1,16 +1,12 @@
-import type { Repositories, Store } from '../store';
+import type { Repositories } from '../store';
 import type { AccountRow, SettingsRow } from '../store/accounts';
 import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
 import { nowIso } from '../store/db';
-import type { CredentialVault } from '../accounts/credential-vault';
 import { ADAPTERS } from '../gateways/registry';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
-import type { GatewayHttp } from '../gateways/http-client';
 import {
-  GatewayFailure, type CallContext, type ChargeOperation, type ChargeOutcome, type ChargeRef, type NormalizedCharge,
-  type NormalizedChargeResult, type PaymentMethod, type RefundResult,
+  GatewayFailure, type CallContext, type ChargeOutcome, type NormalizedCharge, type NormalizedChargeResult, type PaymentMethod,
 } from '../gateways/types';
-import type { MappingRegistry } from '../mapping/loader';
 import { RouteGateError, rgError, type ErrorCode } from '../errors';
 import { FALLBACK_ON, FALLBACK_ON_SKIP, toPublicError } from './outcomes';
 import { planAttempts, type AttemptPlan, type PlannedAttempt } from './router';
@@ -18,38 +14,13 @@ import { rgHeaders } from './response-format';
 import { ChargeLocks } from './charge-locks';
 import { isAmbiguous, settleAmbiguousCreate } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
-import { wireContext } from './wire-context';
 import { appliedSplit } from '../splits/resolve';
 import { customerFor } from './customer-registration';
 import { randomHex } from '../lib/random-hex';
+import { callContext, gatewayContext, type ChargeResult, type GatewayDeps } from './gateway-context';
+import { FollowUps, isFollowUp, type FollowUpOptions } from './follow-ups';
 
-export interface GatewayDeps {
-  store: Store;
-  vault: CredentialVault;
-  mappings: MappingRegistry;
-  http: GatewayHttp;
-  gatewayUrls: Record<GatewayId, string>;
-  /** Response timeout of one gateway call. */
-  timeoutMs: number;
-  /** A client request's overall budget (ROUTEGATE_REQUEST_DEADLINE_MS). */
-  requestDeadlineMs: number;
-  /** First delay before an unsettled charge is checked again (ROUTEGATE_RECONCILE_BACKOFF_MS). */
-  reconcileBackoffMs?: number;
-  /** Wire settings and the public URL the account's webhook URLs start with (src/config.ts). */
-  wire?: import('../gateways/types').WireSettings;
-  publicUrl?: string;
-}
-
-export interface ChargeResult {
-  charge: ChargeRecord;
-  raw?: unknown;
-  /** `raw` as the gateway's text, where it is exactly that text parsed (ChargeOutcome.rawText). */
-  rawText?: string;
-  /** Set when the charge did not go through: the public error to answer with. */
-  error?: RouteGateError;
-  /** Set by refunds: the refund as the gateway recorded it. */
-  refund?: RefundResult;
-}
+export { callContext, gatewayContext, type ChargeResult, type GatewayDeps } from './gateway-context';
 
 /**
  * `chg_` and 32 hex digits: the creation time in milliseconds (12 digits), then 80 random bits. Charges created
@@ -60,51 +31,17 @@ export function newChargeId(): string {
   return `chg_${Date.now().toString(16).padStart(12, '0')}${randomHex(10)}`;
 }
 
-/** The per-call context an adapter needs. `credentials` were read once for the whole client request. */
-export async function gatewayContext(
-  deps: GatewayDeps, accountId: string, gateway: GatewayId, credentials: Record<string, string>, chargeId: string, idempotencyKey: string, deadline?: number,
-): Promise<CallContext> {
-  return {
-    gateway, baseUrl: deps.gatewayUrls[gateway], credentials, http: deps.http, mappings: deps.mappings.get(gateway)!,
-    idempotencyKey, chargeId, timeoutMs: deps.timeoutMs, deadline,
-    ...(await wireContext(deps, accountId, gateway)),
-  };
-}
-
-/** Reads the credentials and builds the context; undefined when the account has none for that gateway. */
-export async function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string, deadline?: number): Promise<CallContext | undefined> {
-  const credentials = await deps.vault.reveal(accountId, gateway);
-  return credentials && await gatewayContext(deps, accountId, gateway, credentials, chargeId, idempotencyKey, deadline);
-}
-
-/**
- * What the gateway can never do answers 422 before the charge's state is looked at: "<gateway> cannot capture a
- * pix" is the useful answer, not "this pix is not an uncaptured pre-authorization".
- */
-function assertSupported(c: ChargeRecord, op: ChargeOperation): void {
-  const gateway = c.gateway as GatewayId;
-  const pm = c.paymentMethod as PaymentMethod;
-  if (ADAPTERS[gateway]?.capabilities[pm]?.[op] === 'unsupported') {
-    throw rgError('OPERATION_UNSUPPORTED', { gateway, operation: op.replace('_', ' '), method: pm }, { gateway });
-  }
-}
-
 /** Backoff of the reconciler for one charge: `baseMs` (5 s) doubling to an hour, with jitter so a backlog spreads out. */
 export function reconcileDelayMs(attempts: number, baseMs = 5_000): number {
   const delay = Math.min(baseMs * 2 ** Math.min(attempts, 20), 3_600_000);
   return Math.round(delay * (0.75 + Math.random() * 0.5));
 }
 
-type FollowUp = ChargeOperation | 'retrieve';
-
 /** A write queued to run first in the next transaction of the same charge. */
 type PendingWrite = (tx: Repositories) => Promise<void>;
 
 /** The charge's own insert: `opSeq` is the last operation number taken with it (0: none yet). */
 type BirthWrite = (tx: Repositories, opSeq?: number) => Promise<void>;
-
-/** A follow-up's hold on the charge: `released` once the lock went with its last write. */
-interface Held { owner: string; released?: boolean }
 
 /** How far a create got: `written` once its row is stored; `released` once its lock went with the last write. */
 interface Born { written: boolean; released?: boolean }
@@ -119,10 +56,16 @@ interface LastFailure {
 /** Creates charges across the primary and fallbacks, runs follow-up operations, and settles unknown outcomes. */
 export class ChargeService {
   readonly locks: ChargeLocks;
+  /** Capture, cancel, refund and refresh (src/charges/follow-ups.ts). */
+  readonly followUps: FollowUps;
 
   constructor(private readonly deps: GatewayDeps) {
     // A lease outlives every request (whose deadline bounds each holder), so only a dead holder's lease expires.
     this.locks = new ChargeLocks(deps.store, deps.requestDeadlineMs + Math.min(5_000, deps.requestDeadlineMs));
+    this.followUps = new FollowUps(deps, {
+      locks: this.locks, deadline: () => this.deadline(), get: (accountId, id) => this.get(accountId, id),
+      settleCreate: (charge, deadline) => this.settleHeld(charge, deadline),
+    });
   }
 
   deadline(): number {
@@ -391,161 +334,22 @@ export class ChargeService {
     return charge;
   }
 
-  /** Re-read the charge at its gateway and store what changed (a `processing` charge is reconciled first). */
+  /** Re-read the charge at its gateway and store what changed (src/charges/follow-ups.ts). */
   async refresh(accountId: string, id: string, deadline = this.deadline()): Promise<ChargeResult> {
-    return this.followUp(accountId, id, deadline, () => ({ op: 'retrieve' }));
+    return this.followUps.refresh(accountId, id, deadline);
   }
 
-  async capture(accountId: string, id: string, amount?: number, deadline = this.deadline()): Promise<ChargeResult> {
-    assertSupported(await this.get(accountId, id), 'capture');
-    return this.followUp(accountId, id, deadline, (c) => {
-      if (!(c.status === 'approved' && c.captured === false)) {
-        throw rgError(c.captured ? 'CAPTURE_ALREADY_CAPTURED' : 'CAPTURE_NOT_PREAUTHORIZED', { id, status: c.status });
-      }
-      if (amount !== undefined && amount > c.amount) throw rgError('CAPTURE_AMOUNT_TOO_LARGE', { amount, authorized: c.amount });
-      return { op: 'capture', amount };
-    });
+  /** `opts.clientKey`: the request's Idempotency-Key, bound to the operation before its gateway call. */
+  async capture(accountId: string, id: string, amount?: number, opts: FollowUpOptions = {}): Promise<ChargeResult> {
+    return this.followUps.capture(accountId, id, amount, opts);
   }
 
-  async cancel(accountId: string, id: string, deadline = this.deadline()): Promise<ChargeResult> {
-    assertSupported(await this.get(accountId, id), 'cancel');
-    return this.followUp(accountId, id, deadline, (c) => {
-      const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
-      if (!cancellable) {
-        throw rgError(c.status === 'approved' ? 'CANCEL_CAPTURED' : 'CANCEL_NOT_CANCELLABLE', { id, status: c.status });
-      }
-      return { op: 'cancel' };
-    });
+  async cancel(accountId: string, id: string, opts: FollowUpOptions = {}): Promise<ChargeResult> {
+    return this.followUps.cancel(accountId, id, opts);
   }
 
-  async refund(accountId: string, id: string, amount?: number, deadline = this.deadline()): Promise<ChargeResult> {
-    assertSupported(await this.get(accountId, id), 'refund');
-    return this.followUp(accountId, id, deadline, (c) => {
-      if (c.status !== 'approved' || c.captured === false) {
-        throw rgError(c.captured === false ? 'REFUND_NOT_CAPTURED' : 'REFUND_NOT_REFUNDABLE', { id, status: c.status });
-      }
-      const refundable = (c.paidAmount || c.amount) - c.refundedAmount;
-      if (refundable <= 0) throw rgError('REFUND_NOTHING_LEFT', { id });
-      if (amount !== undefined && amount > refundable) {
-        throw rgError('REFUND_AMOUNT_TOO_LARGE', { amount, refundable });
-      }
-      const partial = amount !== undefined && amount < refundable;
-      if (partial) assertSupported(c, 'partial_refund');
-      return { op: partial ? 'partial_refund' : 'refund', amount: partial ? amount : undefined };
-    });
-  }
-
-  /**
-   * One follow-up under the charge's lock: wait for any other operation on the charge, read it afresh, settle it
-   * first if its create is unconfirmed, check the request against what is stored now, take a fresh operation
-   * number (the gateway idempotency key), record the attempt, call the gateway and store what it answered.
-   */
-  private async followUp(accountId: string, id: string, deadline: number, decide: (c: ChargeRecord) => { op: FollowUp; amount?: number }): Promise<ChargeResult> {
-    const { store } = this.deps;
-    const owner = await this.locks.acquire(id, this.lockWaitUntil(deadline));
-    const held: Held = { owner };
-    try {
-      let charge = await this.get(accountId, id);
-      // An unconfirmed create, or a follow-up whose outcome is unknown (interrupted, or no answer): re-read first,
-      // so the checks below see the gateway's amounts, not ours.
-      const unsettled = charge.status === 'processing' || (await store.charges.attempts(id)).some((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
-      if (unsettled) {
-        await this.settleHeld(charge, deadline);
-        charge = await this.get(accountId, id);
-        if (charge.status === 'processing' && !charge.externalId) {
-          throw rgError('CHARGE_UNCONFIRMED', { id, gateway: charge.gateway }, { gateway: charge.gateway ?? undefined, headers: rgHeaders(charge) });
-        }
-      }
-      const { op, amount } = decide(charge);
-      if (op === 'retrieve' && unsettled) return { charge }; // settleHeld has just read it at the gateway
-      return await this.operate(charge, op, amount, deadline, held);
-    } finally {
-      await this.locks.release(id, owner, { released: held.released });
-    }
-  }
-
-  /**
-   * How long a follow-up waits for the charge's lock: 15 s at most, and not into the time its gateway call needs, one
-   * gateway timeout before its request's deadline (at most half the request's budget, so it always waits some). Past
-   * that it answers 409 CHARGE_BUSY having done nothing. A lock taken later left the call less than its timeout,
-   * down to none at all: the refund was then recorded, refused by the deadline before it was sent, answered 504
-   * GATEWAY_TIMEOUT, and left an attempt the next operation had to settle at the gateway.
-   */
-  private lockWaitUntil(deadline: number): number {
-    const reserve = Math.min(this.deps.timeoutMs, this.deps.requestDeadlineMs / 2);
-    return Math.min(deadline - reserve, Date.now() + 15_000);
-  }
-
-  private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number, held: Held): Promise<ChargeResult> {
-    const { store } = this.deps;
-    const gateway = charge.gateway as GatewayId;
-    if (!charge.externalId) throw rgError('CHARGE_NEVER_CREATED', { id: charge.id, status: charge.status });
-    const adapter = ADAPTERS[gateway];
-    const seq = await store.charges.nextSeq(charge.id);
-    const key = `${charge.id}-${op}-${seq}`;
-    const ctx = await callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
-    if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
-    const ref: ChargeRef = {
-      externalId: charge.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount, refs: charge.refs ?? undefined,
-      split: charge.split ?? undefined,
-    };
-    const operation = op === 'partial_refund' ? 'refund' : op;
-    const base = { seq, operation, gateway };
-    if (op !== 'retrieve') await store.commit(async (tx) => await tx.charges.addAttempt(charge.id, { ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0 }));
-    /** The attempt's end and what it changed; answers the charge as stored. */
-    const record = async (a: AttemptRecord, patch?: ChargePatch): Promise<ChargeRecord> => {
-      let settled: ChargeRecord | undefined;
-      await store.commit(async (tx) => {
-        if (op === 'retrieve') await tx.charges.addAttempt(charge.id, a);
-        else await tx.charges.finishAttempt(charge.id, a);
-        // The operation's last write: it releases the lock in the same statement and answers the row (an update, an
-        // unlock and a read before). Without a patch nothing of the charge changed: updated_at stays.
-        if (patch) settled = await tx.charges.settle(charge.id, patch, held.owner);
-      });
-      if (!settled) return (await store.charges.getById(charge.id))!;
-      held.released = true;
-      return settled;
-    };
-    const call = () => (op === 'capture' ? adapter.captureCharge(ctx, ref, amount)
-      : op === 'cancel' ? adapter.cancelCharge(ctx, ref)
-        : op === 'retrieve' ? adapter.retrieveCharge(ctx, ref)
-          : adapter.refundCharge(ctx, ref, amount));
-    const started = performance.now();
-    try {
-      let outcome: ChargeOutcome;
-      try {
-        outcome = await call();
-      } catch (err) {
-        // The gateway may have moved the money without answering: the same call under the same key returns
-        // what it did (or does it once). Where the gateway keeps no keys, the next operation re-reads first.
-        if (!(op !== 'retrieve' && isAmbiguous(err) && adapter.keepsIdempotencyKeys)) throw err;
-        outcome = await call();
-      }
-      const patch = patchFromGateway(charge, outcome.normalized);
-      // What this refund moved, kept per refund: the charge row holds only the total (native refund lists read it).
-      const moved = operation === 'refund' ? outcome.refund?.amount ?? Math.max(0, (patch.refundedAmount ?? charge.refundedAmount) - charge.refundedAmount) : undefined;
-      const stored = await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
-      return { charge: stored, raw: outcome.raw, refund: outcome.refund };
-    } catch (err) {
-      // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
-      if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
-        const stored = await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
-        return { charge: stored, raw: err.info.body };
-      }
-      const failed = failureAttempt(base, err, started, isAmbiguous(err) ? 'unknown' : undefined);
-      let patch: ChargePatch | undefined;
-      if (op !== 'retrieve') {
-        // The call may have moved money before failing (a refund accepted, then its read-back failed): the stored
-        // amounts follow a fresh read, or, if that fails too, the next operation re-reads before anything else.
-        try {
-          patch = patchFromGateway(charge, (await adapter.retrieveCharge(ctx, ref)).normalized);
-          if (failed.outcome === 'unknown') failed.outcome = 'reconciled';
-        } catch {
-          failed.outcome = 'unknown';
-        }
-      }
-      return { charge: await record(failed, patch), error: toPublicError(err, gateway) };
-    }
+  async refund(accountId: string, id: string, amount?: number, opts: FollowUpOptions = {}): Promise<ChargeResult> {
+    return this.followUps.refund(accountId, id, amount, opts);
   }
 
   /**
@@ -577,7 +381,8 @@ export class ChargeService {
   private async settleHeld(charge: ChargeRecord, deadline: number): Promise<boolean> {
     const { store } = this.deps;
     const attempts = await store.charges.attempts(charge.id);
-    const open = attempts.filter((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
+    // Follow-ups whose outcome is unknown are settled by their own identity (follow-ups.ts), never by this read.
+    const open = attempts.filter((a) => (a.outcome === 'in_flight' || a.outcome === 'unknown') && !isFollowUp(a));
     const interrupted = open;
     const gateway = (open.at(-1)?.gateway ?? charge.gateway) as GatewayId;
     const seq = await store.charges.nextSeq(charge.id);

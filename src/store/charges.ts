@@ -61,6 +61,10 @@ export interface AttemptRecord {
   idempotencyKey?: string | null;
   /** Cents a successful refund moved (one refund of several on the charge). */
   amount?: number | null;
+  /** A follow-up's client Idempotency-Key (as the idempotency store keeps it), bound to this operation. */
+  clientKey?: string | null;
+  /** A follow-up's amount as asked for and sent (null: all that remained), so a replay sends the same call. */
+  requestedAmount?: number | null;
   createdAt?: string;
 }
 
@@ -221,7 +225,7 @@ export class ChargesRepository {
     this.ownerOfStmt = db.prepare('SELECT account_id, gateway FROM charges WHERE id = ?').raw();
     // Positional parameters, in attemptValues' order (see preparedPatch on named ones).
     this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
-      charge_id, seq, operation, gateway, idempotency_key, created_at) VALUES (${'?, '.repeat(14)}?)`);
+      charge_id, seq, operation, gateway, idempotency_key, created_at, client_key, requested_amount) VALUES (${'?, '.repeat(16)}?)`);
     this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = ?, error_code = ?, failure_kind = ?, gateway_status = ?, message = ?,
       ambiguous = ?, duration_ms = ?, external_id = ?, amount = ? WHERE charge_id = ? AND seq = ?`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
@@ -330,7 +334,7 @@ export class ChargesRepository {
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     const values = attemptValues(a);
-    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso());
+    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso(), a.clientKey ?? null, a.requestedAmount ?? null);
     this.attemptStmt.run(values);
     this.notify(chargeId, a);
   }
@@ -401,6 +405,8 @@ export class ChargesRepository {
       errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
       message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
       ...(r.external_id ? { externalId: r.external_id as string } : {}), ...(typeof r.amount === 'number' ? { amount: r.amount } : {}),
+      ...(r.idempotency_key ? { idempotencyKey: r.idempotency_key as string } : {}),
+      ...(r.client_key ? { clientKey: r.client_key as string } : {}), ...(typeof r.requested_amount === 'number' ? { requestedAmount: r.requested_amount } : {}),
       createdAt: r.created_at as string,
     }));
   }

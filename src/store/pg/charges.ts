@@ -39,6 +39,8 @@ function attemptFromRow(r: Record<string, unknown>): AttemptRecord {
     errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
     message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
     ...(r.external_id ? { externalId: r.external_id as string } : {}), ...(typeof r.amount === 'number' ? { amount: r.amount } : {}),
+    ...(r.idempotency_key ? { idempotencyKey: r.idempotency_key as string } : {}),
+    ...(r.client_key ? { clientKey: r.client_key as string } : {}), ...(r.requested_amount != null ? { requestedAmount: Number(r.requested_amount) } : {}),
     createdAt: r.created_at as string,
   };
 }
@@ -70,7 +72,8 @@ const BY_ANY_ID = {
 const ADD_ATTEMPT = {
   name: 'charges.add-attempt',
   text: `INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous,
-      duration_ms, external_id, amount, idempotency_key, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      duration_ms, external_id, amount, idempotency_key, created_at, client_key, requested_amount)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 };
 const FINISH_ATTEMPT = {
   name: 'charges.finish-attempt',
@@ -79,7 +82,8 @@ const FINISH_ATTEMPT = {
 };
 const ATTEMPTS = {
   name: 'charges.attempts',
-  text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at
+  text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at,
+      idempotency_key, client_key, requested_amount
     FROM charge_attempts WHERE charge_id = $1 ORDER BY seq`,
 };
 const NEXT_SEQ = { name: 'charges.next-seq', text: 'UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq' };
@@ -216,6 +220,7 @@ export class PgChargesRepository {
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     await this.q.query(withValues(ADD_ATTEMPT, [
       chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString(),
+      a.clientKey ?? null, a.requestedAmount ?? null,
     ]));
     this.notify(chargeId, a);
   }

@@ -1,0 +1,58 @@
+import type { Store } from '../store';
+import type { ChargeRecord } from '../store/charges';
+import type { CredentialVault } from '../accounts/credential-vault';
+import type { GatewayId } from '../gateways/registry-ids';
+import type { GatewayHttp } from '../gateways/http-client';
+import type { CallContext, RefundResult, WireSettings } from '../gateways/types';
+import type { MappingRegistry } from '../mapping/loader';
+import type { RouteGateError } from '../errors';
+import { wireContext } from './wire-context';
+
+// What the charge services share (src/charges/orchestrator.ts, follow-ups.ts): their dependencies, their answer,
+// and the context of one gateway call. orchestrator.ts re-exports them for the modules that import them from there.
+
+export interface GatewayDeps {
+  store: Store;
+  vault: CredentialVault;
+  mappings: MappingRegistry;
+  http: GatewayHttp;
+  gatewayUrls: Record<GatewayId, string>;
+  /** Response timeout of one gateway call. */
+  timeoutMs: number;
+  /** A client request's overall budget (ROUTEGATE_REQUEST_DEADLINE_MS). */
+  requestDeadlineMs: number;
+  /** First delay before an unsettled charge is checked again (ROUTEGATE_RECONCILE_BACKOFF_MS). */
+  reconcileBackoffMs?: number;
+  /** Wire settings and the public URL the account's webhook URLs start with (src/config.ts). */
+  wire?: WireSettings;
+  publicUrl?: string;
+}
+
+export interface ChargeResult {
+  charge: ChargeRecord;
+  raw?: unknown;
+  /** `raw` as the gateway's text, where it is exactly that text parsed (ChargeOutcome.rawText). */
+  rawText?: string;
+  /** Set when the charge did not go through: the public error to answer with. */
+  error?: RouteGateError;
+  /** Set by refunds: the refund as the gateway recorded it. */
+  refund?: RefundResult;
+}
+
+/** The per-call context an adapter needs. `credentials` were read once for the whole client request. */
+export async function gatewayContext(
+  deps: GatewayDeps, accountId: string, gateway: GatewayId, credentials: Record<string, string>, chargeId: string, idempotencyKey: string, deadline?: number,
+): Promise<CallContext> {
+  return {
+    gateway, baseUrl: deps.gatewayUrls[gateway], credentials, http: deps.http, mappings: deps.mappings.get(gateway)!,
+    idempotencyKey, chargeId, timeoutMs: deps.timeoutMs, deadline,
+    ...(await wireContext(deps, accountId, gateway)),
+  };
+}
+
+/** Reads the credentials and builds the context; undefined when the account has none for that gateway. */
+export async function callContext(deps: GatewayDeps, accountId: string, gateway: GatewayId, chargeId: string, idempotencyKey: string, deadline?: number): Promise<CallContext | undefined> {
+  const credentials = await deps.vault.reveal(accountId, gateway);
+  return credentials && await gatewayContext(deps, accountId, gateway, credentials, chargeId, idempotencyKey, deadline);
+}
+
