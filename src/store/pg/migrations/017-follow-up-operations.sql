@@ -2,7 +2,7 @@
 
 -- Each money-moving follow-up is its charge_attempts row, written before its gateway call: the client's
 -- Idempotency-Key it was asked under and the amount asked for (NULL: all that remained) let a retry settle it.
-ALTER TABLE charge_attempts ADD COLUMN client_key TEXT;
+ALTER TABLE charge_attempts ADD COLUMN client_key TEXT COLLATE "C";
 ALTER TABLE charge_attempts ADD COLUMN requested_amount BIGINT;
 -- A client Idempotency-Key on a follow-up is bound to its charge and its operation number before the gateway call.
 ALTER TABLE idempotency_keys ADD COLUMN operation_seq BIGINT;
