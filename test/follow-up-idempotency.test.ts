@@ -64,17 +64,18 @@ function refundCall(gateway: GatewayId, externalId: string): { method: string; p
   if (gateway === 'asaas') return { method: 'POST', path: `/v3/payments/${externalId}/refund` };
   if (gateway === 'stripe') return { method: 'POST', path: '/v1/refunds' };
   if (gateway === 'mercadopago') return { method: 'POST', path: `/v1/payments/${externalId}/refunds` };
+  if (gateway === 'pagbank') return { method: 'POST' }; // past the create, PagBank's only POSTs here are refunds (cancels)
   throw new Error(`no refund path for ${gateway}`);
 }
 
 describe('a slow refund (held by the gateway past the timeout, then applied) is never applied twice', () => {
-  for (const gateway of ['pagarme', 'asaas'] as const) {
+  for (const gateway of ['pagarme', 'asaas', 'stripe', 'mercadopago', 'pagbank'] as const) {
     test(`${gateway}: 504, a different key is 409 OPERATION_UNSETTLED, the retry of the same key settles that refund; one refund at the gateway`, async () => {
       const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
       const { id, externalId } = await cardCharge(gateway, key);
       const target = refundCall(gateway, externalId);
-      // Pagar.me keeps keys: the refund and its immediate same-key replay are both held, and so is the replay the
-      // second client's request makes to settle it. Asaas keeps none: its refund is held once.
+      // Where the gateway keeps keys, the refund and its immediate same-key replay are both held, and so is the replay
+      // the second client's request makes to settle it. Asaas keeps none: its refund is held once.
       await e2e.control.fault(gateway, 'latency', { count: 3, latencyMs: HELD_MS, ...target });
 
       const first = await refund(key, id, 'refund-a', 700);
