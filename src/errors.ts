@@ -206,7 +206,7 @@ export const ERRORS = {
   OPERATION_UNSETTLED: {
     code: 'OPERATION_UNSETTLED',
     // One literal: the template's {params} are read from its type.
-    message: 'Charge {id}: the outcome of {operation} (operation {seq}) at {gateway} is not known yet, so no other capture, cancel or refund may start. Settle it by retrying that request with its Idempotency-Key, or by reading the charge with ?refresh=true (RouteGate replays it under its gateway key or finds it at the gateway), then retry this one',
+    message: 'Charge {id}: the outcome of {operation} (operation {seq}) at {gateway} is not known yet, so no other capture, cancel or refund may start. Settle it by retrying that request with its Idempotency-Key or by reading the charge with ?refresh=true, or wait for the reconciler (each replays it under its gateway key or finds it at the gateway), then retry this one',
   },
   CHARGE_UNCONFIRMED: {
     code: 'GATEWAY_TIMEOUT', retry: 'yes',

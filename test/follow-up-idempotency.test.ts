@@ -126,6 +126,29 @@ describe('a slow refund (held by the gateway past the timeout, then applied) is 
   });
 });
 
+describe('the reconciler settles unknown follow-ups', () => {
+  test('a refund left unknown without an Idempotency-Key is settled by the next reconciler pass (replayed under its gateway key): one refund', async () => {
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: [] });
+    const { id, externalId } = await cardCharge('stripe', key);
+    await e2e.control.fault('stripe', 'latency', { count: 2, latencyMs: HELD_MS, ...refundCall('stripe', externalId) });
+    const first = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 400 } });
+    assert.ok([502, 504].includes(first.status), `${first.status} ${first.text}`);
+    assert.deepEqual((await attemptsOf(key, id, 'refund')).map((a) => a.outcome), ['unknown']);
+    await sleep(HELD_MS + 300);
+    await e2e.control.clearFaults();
+    await e2e.sandbox.app.reconciler.pass();
+    const [row] = await attemptsOf(key, id, 'refund');
+    assert.equal(row.outcome, 'success');
+    assert.equal(row.amount, 400);
+    assert.ok(row.externalId?.startsWith('re_'), 'the refund id, from the replay');
+    const ledger = await atGateway('stripe', id);
+    assert.equal(ledger.refunds, 1);
+    assert.equal(ledger.refundedAmount, 400);
+    const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+    assert.equal(stored.body.data.refundedAmount, 400, 'the charge follows the replay\'s read');
+  });
+});
+
 describe('a refund the gateway made is a success even when the read after it fails', () => {
   for (const [gateway, readPath] of [['stripe', (x: string) => `/v1/payment_intents/${x}`], ['mercadopago', (x: string) => `/v1/payments/${x}`]] as const) {
     test(`${gateway}: the read-back answers 500; the refund is answered 201 with ${gateway}'s refund, and a retry refunds nothing more`, async () => {

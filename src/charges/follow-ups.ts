@@ -318,6 +318,32 @@ export class FollowUps {
   }
 
   /**
+   * The reconciler's sweep: settle the unknown follow-ups of up to `limit` charges that nobody holds (a live
+   * operation holds its charge's lock from before its row is written until its outcome is). Resolves how many
+   * operations were settled and how many stay unknown.
+   */
+  async settlePending(limit = 100): Promise<{ settled: number; unknown: number }> {
+    const { store } = this.deps;
+    const report = { settled: 0, unknown: 0 };
+    for (const id of await store.charges.withUnsettledFollowUps(limit)) {
+      const owner = await this.host.locks.tryAcquire(id);
+      if (!owner) continue;
+      try {
+        const charge = await store.charges.getById(id);
+        if (!charge) continue;
+        const deadline = this.host.deadline();
+        for (const a of (await store.charges.attempts(id)).filter(isUnsettledFollowUp)) {
+          if (await this.settleOperation(charge, a, deadline)) report.settled += 1;
+          else report.unknown += 1;
+        }
+      } finally {
+        await this.host.locks.release(id, owner);
+      }
+    }
+    return report;
+  }
+
+  /**
    * Settle one money-moving operation whose outcome is unknown (interrupted by a crash, or unanswered), under the
    * charge's lock held by the caller. Where the gateway keeps keys, the same call is replayed under the same gateway
    * key with the same amount: the gateway answers what it did, or does it once. Elsewhere it is looked for by its

@@ -16,7 +16,7 @@ export interface PassReport { checked: number; settled: number; unsettled: numbe
 
 /**
  * Settles every `processing` charge to its gateway's truth: at start-up (charges a crash left behind) and then
- * periodically (creates that answered 504). Each charge has its own backoff (reconcile_after); charges someone
+ * periodically (creates that answered 504); then every capture, cancel or refund whose outcome is not known. Each charge has its own backoff (reconcile_after); charges someone
  * holds are skipped. It only reads at gateways, through ChargeService.reconcile.
  */
 export class Reconciler {
@@ -90,6 +90,14 @@ export class Reconciler {
     };
     await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane));
     if (report.checked > 0) this.log.info({ reconciler: report }, 'reconciler pass');
+    // Captures, cancels and refunds whose outcome is not known, on charges no longer `processing` (follow-ups.ts).
+    if (!this.stopped && this.store.open) {
+      const followUps = await this.charges.followUps.settlePending(limit).catch((err: unknown) => {
+        this.log.error({ err }, 'settling follow-ups failed');
+        return { settled: 0, unknown: 0 };
+      });
+      if (followUps.settled + followUps.unknown > 0) this.log.info({ reconciler: { followUps } }, 'reconciler pass: follow-ups');
+    }
     return report;
   }
 }

@@ -209,6 +209,7 @@ export class ChargesRepository {
   private readonly dueStmt;
   private readonly scheduleStmt;
   private readonly processingCountStmt;
+  private readonly unsettledFollowUpsStmt;
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
@@ -235,6 +236,9 @@ export class ChargesRepository {
     this.dueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE status = 'processing' AND reconcile_after <= ?
       AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
+    // Through charge_attempts_unsettled (migration 017): its WHERE is this one.
+    this.unsettledFollowUpsStmt = db.prepare(`SELECT DISTINCT charge_id FROM charge_attempts
+      WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund') LIMIT ?`).pluck();
     this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
@@ -389,6 +393,11 @@ export class ChargesRepository {
 
   async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
     this.scheduleStmt.run(attempts, after, id);
+  }
+
+  /** Charges with a capture, cancel or refund whose outcome is not known (in_flight or unknown), up to `limit`. */
+  async withUnsettledFollowUps(limit: number): Promise<string[]> {
+    return this.unsettledFollowUpsStmt.all(limit) as string[];
   }
 
   async processingCount(): Promise<number> {

@@ -8,3 +8,7 @@ ALTER TABLE charge_attempts ADD COLUMN requested_amount INTEGER;
 -- A client Idempotency-Key on a follow-up is bound to its charge (charge_id) and to its operation number, in the
 -- transaction that writes the operation's row: a retry of the key settles that operation, never runs a new one.
 ALTER TABLE idempotency_keys ADD COLUMN operation_seq INTEGER;
+-- The follow-ups whose outcome is not known (interrupted by a crash, or unanswered), for the reconciler's sweep: a
+-- partial index holds only those rows, so the sweep never scans the attempts of settled charges.
+CREATE INDEX charge_attempts_unsettled ON charge_attempts(charge_id)
+  WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund');

@@ -107,6 +107,12 @@ const CLAIM_DUE = {
       RETURNING charges.id, charges.account_id, charges.reconcile_after)
     SELECT id, account_id FROM claimed ORDER BY reconcile_after, id`,
 };
+// Through charge_attempts_unsettled (migration 017): its WHERE is this one.
+const UNSETTLED_FOLLOW_UPS = {
+  name: 'charges.unsettled-follow-ups',
+  text: `SELECT DISTINCT charge_id FROM charge_attempts
+    WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund') LIMIT $1`,
+};
 const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
 const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT reconcile_attempts FROM charges WHERE id = $1' };
@@ -285,6 +291,11 @@ export class PgChargesRepository {
 
   async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
     await this.q.query(withValues(SCHEDULE, [attempts, after, id]));
+  }
+
+  /** Charges with a capture, cancel or refund whose outcome is not known (in_flight or unknown), up to `limit`. */
+  async withUnsettledFollowUps(limit: number): Promise<string[]> {
+    return (await this.q.query<{ charge_id: string }>(withValues(UNSETTLED_FOLLOW_UPS, [limit]))).rows.map((r) => r.charge_id);
   }
 
   async processingCount(): Promise<number> {
