@@ -229,6 +229,30 @@ describe('a retry of the same key answers the same operation', () => {
   });
 });
 
+describe('compatibility mode: a native follow-up\'s Idempotency-Key is bound the same way', () => {
+  test('stripe: a native refund held past the timeout, retried with its key, is that one refund', async () => {
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: [], compatibilityMode: 'stripe' });
+    const form = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded', ...extra });
+    const created = await e2e.call('POST', '/compat/stripe/v1/payment_intents', {
+      rawBody: 'amount=5000&currency=brl&payment_method=pm_card_visa&payment_method_types[]=card&confirm=true', headers: form(),
+    });
+    assert.equal(created.status, 200, created.text);
+    const pi = created.body.id as string;
+    await e2e.control.fault('stripe', 'latency', { count: 2, latencyMs: HELD_MS, method: 'POST', path: '/v1/refunds' });
+    const headers = form({ 'idempotency-key': 'native-refund-1' });
+    const first = await e2e.call('POST', '/compat/stripe/v1/refunds', { rawBody: `payment_intent=${pi}&amount=700`, headers });
+    assert.ok(first.status >= 500, `unknown outcome: ${first.status} ${first.text}`);
+    await sleep(HELD_MS + 300);
+    await e2e.control.clearFaults();
+    const retry = await e2e.call('POST', '/compat/stripe/v1/refunds', { rawBody: `payment_intent=${pi}&amount=700`, headers });
+    assert.equal(retry.status, 200, retry.text);
+    assert.deepEqual([retry.body.object, retry.body.amount], ['refund', 700]);
+    const ledger = (await e2e.control.ledger('stripe')).find((c) => c.id === pi)!;
+    assert.equal(ledger.refunds, 1);
+    assert.equal(ledger.refundedAmount, 700);
+  });
+});
+
 // ------------------------------------------------------------------------------------------------ SIGKILL
 
 let emulators: EmulatorServer | undefined;
