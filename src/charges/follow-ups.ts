@@ -242,7 +242,7 @@ export class FollowUps {
       // crash or a 504, a retry of the key finds this operation (and its gateway key) and settles it.
       await store.commit(async (tx) => {
         await tx.charges.addAttempt(charge.id, {
-          ...base, outcome: 'in_flight', idempotencyKey: key, durationMs: 0, clientKey: clientKey ?? null, requestedAmount: amount ?? null,
+          seq, operation, gateway, outcome: 'in_flight', idempotencyKey: key, durationMs: 0, clientKey: clientKey ?? null, requestedAmount: amount ?? null,
         });
         if (clientKey !== undefined) await tx.idempotency.linkOperation(charge.accountId, clientKey, charge.id, seq);
       });
@@ -277,7 +277,8 @@ export class FollowUps {
       const patch = patchFromGateway(charge, outcome.normalized);
       // What this refund moved, kept per refund: the charge row holds only the total (native refund lists read it).
       const moved = operation === 'refund' ? outcome.refund?.amount ?? Math.max(0, (patch.refundedAmount ?? charge.refundedAmount) - charge.refundedAmount) : undefined;
-      const stored = await record({ ...base, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
+      // A plain literal, not `{ ...base, ... }`: a request's path builds no object with a leading spread (README).
+      const stored = await record({ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started, externalId: outcome.refund?.refundId, amount: moved }, patch);
       return { charge: stored, raw: outcome.raw, refund: outcome.refund };
     } catch (err) {
       const accepted = err instanceof GatewayFailure ? err.info.accepted : undefined;
@@ -286,13 +287,15 @@ export class FollowUps {
         // answer; the charge's amounts are left as stored until the next read (?refresh=true, a webhook).
         const message = `accepted; the charge was not read back: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
         const stored = await record({
-          ...base, outcome: 'success', message, durationMs: performance.now() - started, externalId: accepted.refund?.refundId, amount: accepted.refund?.amount,
+          seq, operation, gateway, outcome: 'success', message, durationMs: performance.now() - started, externalId: accepted.refund?.refundId, amount: accepted.refund?.amount,
         });
         return { charge: stored, raw: accepted.raw, refund: accepted.refund };
       }
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
       if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
-        const stored = await record({ ...base, outcome: 'success', durationMs: performance.now() - started }, { ...patchFromGateway(charge, err.info.normalized), status: 'declined' });
+        const declined = patchFromGateway(charge, err.info.normalized);
+        declined.status = 'declined';
+        const stored = await record({ seq, operation, gateway, outcome: 'success', durationMs: performance.now() - started }, declined);
         return { charge: stored, raw: err.info.body };
       }
       // An ambiguous failure stays `unknown` on the operation's row: never settled by re-reading totals, which may
