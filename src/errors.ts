@@ -35,6 +35,7 @@ export const PUBLIC_CODES = {
   REQUEST_TIMEOUT: { status: 408, retry: 'yes' },
   IDEMPOTENCY_CONFLICT: { status: 409, retry: 'depends' },
   CHARGE_BUSY: { status: 409, retry: 'yes' }, // another capture/cancel/refund of the same charge is running
+  OPERATION_UNSETTLED: { status: 409, retry: 'after reading the charge' }, // an earlier follow-up's outcome is not known yet
   ALREADY_EXISTS: { status: 409, retry: 'no' }, // a coproducer's e-mail is unique in its account
   PAYLOAD_TOO_LARGE: { status: 413, retry: 'no' },
   URI_TOO_LONG: { status: 414, retry: 'no' },
@@ -198,6 +199,15 @@ export const ERRORS = {
   // Follow-ups on a charge (capture, cancel, refund, refresh)
   CHARGE_NOT_FOUND: { code: 'NOT_FOUND', message: 'Charge {id} not found' },
   CHARGE_BUSY: { code: 'CHARGE_BUSY', message: 'Another operation on charge {id} is still running; retry when it has finished' },
+  OPERATION_OUTCOME_UNKNOWN: {
+    code: 'GATEWAY_TIMEOUT',
+    message: 'Charge {id}: the outcome of {operation} (operation {seq}) at {gateway} is not known yet; retry with the same Idempotency-Key to settle it',
+  },
+  OPERATION_UNSETTLED: {
+    code: 'OPERATION_UNSETTLED',
+    // One literal: the template's {params} are read from its type.
+    message: 'Charge {id}: the outcome of {operation} (operation {seq}) at {gateway} is not known yet, so no other capture, cancel or refund may start. Settle it by retrying that request with its Idempotency-Key or by reading the charge with ?refresh=true, or wait for the reconciler (each replays it under its gateway key or finds it at the gateway), then retry this one',
+  },
   CHARGE_UNCONFIRMED: {
     code: 'GATEWAY_TIMEOUT', retry: 'yes',
     message: 'Charge {id}: {gateway} has not confirmed whether it took the charge yet; RouteGate keeps checking. Retry later.',

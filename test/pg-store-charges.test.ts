@@ -146,7 +146,7 @@ test('attempts are recorded, finished and listed in order; the shared listener h
   const list = await charges.attempts(c.id);
   assert.deepEqual(list[0], {
     seq: 1, operation: 'create', gateway: 'gw_a', outcome: 'success', errorCode: null, failureKind: null, gatewayStatus: 201, message: null,
-    ambiguous: false, durationMs: 13, externalId: 're_1', amount: 990, createdAt: '2024-05-01T10:00:01.000Z',
+    ambiguous: false, durationMs: 13, externalId: 're_1', amount: 990, idempotencyKey: 'idem_1', createdAt: '2024-05-01T10:00:01.000Z',
   });
   assert.deepEqual(list.slice(1).map((a) => [a.seq, a.outcome, a.ambiguous, a.errorCode, a.failureKind, a.message, 'amount' in a, 'externalId' in a]),
     [[2, 'failed', true, 'GATEWAY_ERROR', 'http_5xx', 'boom', false, false], [3, 'skipped', false, null, null, null, false, false]]);

@@ -33,13 +33,13 @@ test('claim, complete and get: the stored answer reads back whole, per account',
   assert.equal(await keys.get('acc_1', 'k-rt'), undefined);
   assert.equal(await keys.claim('acc_1', 'k-rt', 'hash-1', 1_000, TTL), true);
   assert.deepEqual(await keys.get('acc_1', 'k-rt'), {
-    requestHash: 'hash-1', statusCode: null, headers: {}, body: null, expiresAt: 1_000 + TTL, createdAt: 1_000, chargeId: null,
+    requestHash: 'hash-1', statusCode: null, headers: {}, body: null, expiresAt: 1_000 + TTL, createdAt: 1_000, chargeId: null, operationSeq: null,
   });
   await keys.complete('acc_1', 'k-rt', 201, { 'content-type': 'application/json', 'x-rg-gateway': 'gw_a' }, '{"id":"chg_1","valor":"ação"}');
   await keys.linkCharge('acc_1', 'k-rt', 'chg_1');
   assert.deepEqual(await keys.get('acc_1', 'k-rt'), {
     requestHash: 'hash-1', statusCode: 201, headers: { 'content-type': 'application/json', 'x-rg-gateway': 'gw_a' },
-    body: '{"id":"chg_1","valor":"ação"}', expiresAt: 1_000 + TTL, createdAt: 1_000, chargeId: 'chg_1',
+    body: '{"id":"chg_1","valor":"ação"}', expiresAt: 1_000 + TTL, createdAt: 1_000, chargeId: 'chg_1', operationSeq: null,
   });
   assert.equal(await keys.get('acc_2', 'k-rt'), undefined, 'keys are per account');
   assert.equal(await keys.claim('acc_2', 'k-rt', 'hash-2', 1_000, TTL), true, 'the same key in another account is its own');
@@ -52,8 +52,25 @@ test('a live entry refuses a second claim; an expired one is taken over and star
   assert.equal((await keys.get('acc_1', 'k-exp'))!.requestHash, 'hash-1', 'a refused claim changes nothing');
   assert.equal(await keys.claim('acc_1', 'k-exp', 'hash-2', 1_500, 500), true, 'expired at expires_at');
   assert.deepEqual(await keys.get('acc_1', 'k-exp'), {
-    requestHash: 'hash-2', statusCode: null, headers: {}, body: null, expiresAt: 2_000, createdAt: 1_500, chargeId: null,
+    requestHash: 'hash-2', statusCode: null, headers: {}, body: null, expiresAt: 2_000, createdAt: 1_500, chargeId: null, operationSeq: null,
   });
+});
+
+test('a follow-up key bound to its operation is re-opened once for a retry: after its request died, or after a 5xx', async () => {
+  assert.equal(await keys.claim('acc_1', 'k-op', 'hash-1', 1_000, TTL), true);
+  await keys.linkOperation('acc_1', 'k-op', 'chg_9', 4);
+  assert.deepEqual({ ...(await keys.get('acc_1', 'k-op'))!, expiresAt: 0 }, {
+    requestHash: 'hash-1', statusCode: null, headers: {}, body: null, expiresAt: 0, createdAt: 1_000, chargeId: 'chg_9', operationSeq: 4,
+  });
+  assert.equal(await keys.reopenOperation('acc_1', 'k-op', 'hash-1', 1_200, 900), false, 'its request may still be running');
+  assert.equal(await keys.reopenOperation('acc_1', 'k-op', 'hash-2', 5_000, 4_000), false, 'another body never re-opens it');
+  assert.equal(await keys.reopenOperation('acc_1', 'k-op', 'hash-1', 5_000, 4_000), true, 'its request died');
+  assert.equal(await keys.reopenOperation('acc_1', 'k-op', 'hash-1', 5_001, 4_001), false, 'once: the re-opened claim is live');
+  await keys.complete('acc_1', 'k-op', 504, {}, 'unknown');
+  assert.equal(await keys.reopenOperation('acc_1', 'k-op', 'hash-1', 5_002, 0), true, 'answered 504: its outcome was not known');
+  await keys.complete('acc_1', 'k-op', 201, {}, 'done');
+  assert.equal(await keys.reopenOperation('acc_1', 'k-op', 'hash-1', 9_000, 8_000), false, 'a settled answer is replayed, never re-opened');
+  assert.equal((await keys.get('acc_1', 'k-op'))!.operationSeq, 4);
 });
 
 test('50 concurrent claims of one new key from 3 processes: exactly one is true', async () => {

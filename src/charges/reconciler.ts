@@ -20,6 +20,7 @@ export interface PassReport { checked: number; settled: number; unsettled: numbe
  * holds are skipped. It only reads at gateways, through ChargeService.reconcile. Then the settled charges under
  * watch (`failed`/`declined` by settlement within the settle horizon, creates ambiguous at another gateway) are
  * looked up again, through ChargeService.recheckHeld: a payment made after all is followed, an orphan handled.
+ * Last, every capture, cancel or refund whose outcome is not known is settled by its own identity (follow-ups.ts).
  */
 export class Reconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -95,6 +96,14 @@ export class Reconciler {
     await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane('settle')));
     await Promise.all(Array.from({ length: this.options.concurrency ?? 4 }, lane('recheck')));
     if (report.checked > 0) this.log.info({ reconciler: report }, 'reconciler pass');
+    // Captures, cancels and refunds whose outcome is not known, on charges no longer `processing` (follow-ups.ts).
+    if (!this.stopped && this.store.open) {
+      const followUps = await this.charges.followUps.settlePending(limit).catch((err: unknown) => {
+        this.log.error({ err }, 'settling follow-ups failed');
+        return { settled: 0, unknown: 0 };
+      });
+      if (followUps.settled + followUps.unknown > 0) this.log.info({ reconciler: { followUps } }, 'reconciler pass: follow-ups');
+    }
     return report;
   }
 }

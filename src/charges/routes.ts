@@ -129,15 +129,15 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
 
   app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/capture', {
     schema: { tags: ['charges'], summary: 'Capture a pre-authorization (optionally a smaller amount)', params: idParams, body: { $ref: 'amount-request#' }, response: chargeAnswer(200) },
-  }, async (request, reply) => send(reply, await charges.capture(request.account.id, request.params.id, request.body?.amount), formatOf(request), 200));
+  }, async (request, reply) => send(reply, await charges.capture(request.account.id, request.params.id, request.body?.amount, { clientKey: request.idempotencyKey }), formatOf(request), 200));
 
   app.post<{ Params: { id: string } }>('/charges/:id/cancel', {
     schema: { tags: ['charges'], summary: 'Cancel a pre-authorization or a pending charge', params: idParams, response: chargeAnswer(200) },
-  }, async (request, reply) => send(reply, await charges.cancel(request.account.id, request.params.id), formatOf(request), 200));
+  }, async (request, reply) => send(reply, await charges.cancel(request.account.id, request.params.id, { clientKey: request.idempotencyKey }), formatOf(request), 200));
 
   app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/refunds', {
     schema: { tags: ['charges'], summary: 'Refund all or part of a charge', params: idParams, body: { $ref: 'amount-request#' }, response: chargeAnswer(201) },
-  }, async (request, reply) => send(reply, await charges.refund(request.account.id, request.params.id, request.body?.amount), formatOf(request), 201));
+  }, async (request, reply) => send(reply, await charges.refund(request.account.id, request.params.id, request.body?.amount, { clientKey: request.idempotencyKey }), formatOf(request), 201));
 
   app.post<{ Body: CustomerInput }>('/customers', {
     schema: { tags: ['customers'], summary: 'Create a customer at a gateway (its externalId is a later customerId)', body: { $ref: 'customer-request#' }, response: { 201: { $ref: 'customer-response#' }, ...errors } },

@@ -7,6 +7,7 @@ import { toPublicError } from './outcomes';
 import { ChargeLocks } from './charge-locks';
 import { settleAmbiguousCreate, type SendClock } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
+import { isFollowUp } from './follow-ups';
 import { DEFAULT_SETTLE_HORIZON_MS, callContext, reconcileDelayMs, type GatewayDeps } from './gateway-deps';
 import { OrphanHandler } from './orphans';
 
@@ -69,7 +70,8 @@ export class ChargeSettlement {
   async settleHeld(charge: ChargeRecord, deadline: number, replay?: CreateReplay): Promise<boolean> {
     const { store } = this.deps;
     const attempts = await store.charges.attempts(charge.id);
-    const open = attempts.filter((a) => a.outcome === 'in_flight' || a.outcome === 'unknown');
+    // Follow-ups whose outcome is unknown are settled by their own identity (follow-ups.ts), never by this read.
+    const open = attempts.filter((a) => (a.outcome === 'in_flight' || a.outcome === 'unknown') && !isFollowUp(a));
     const interrupted = open;
     const gateway = (open.at(-1)?.gateway ?? charge.gateway) as GatewayId;
     const seq = await store.charges.nextSeq(charge.id);

@@ -148,10 +148,12 @@ async function followUp(s: CompatServices, call: OperationCall): Promise<Operati
   const amount = readAmount(native, route.amount, nativeAmountUnit(s.deps, call.gateway, call.surface));
   // One native route for void and refund: the charge's state picks (ChargeService re-checks it under the lock).
   const operation = route.operation === 'cancelOrRefund' ? cancelOrRefund(before, amount) : route.operation;
+  // The native Idempotency-Key is bound to the operation as on the API (docs/charges.md, "Follow-up idempotency").
+  const opts = { clientKey: request.idempotencyKey };
   const result = operation === 'retrieve' ? await s.charges.refresh(accountId, before.id)
-    : operation === 'capture' ? await s.charges.capture(accountId, before.id, amount)
-      : operation === 'cancel' ? await s.charges.cancel(accountId, before.id)
-        : await s.charges.refund(accountId, before.id, amount);
+    : operation === 'capture' ? await s.charges.capture(accountId, before.id, amount, opts)
+      : operation === 'cancel' ? await s.charges.cancel(accountId, before.id, opts)
+        : await s.charges.refund(accountId, before.id, amount, opts);
   if (result.error) return failWith(s, call, { ...result, error: result.error });
   // A refund call's raw body is the gateway's refund, not the charge: the charge is then shown as native.response builds it.
   const charge = await nativeOf(s, call, operation === 'refund' ? { charge: result.charge } : result);

@@ -292,8 +292,17 @@ export interface GatewayAdapter {
   retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome>;
   captureCharge(ctx: CallContext, ref: ChargeRef, amount?: number): Promise<ChargeOutcome>;
   cancelCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome>;
-  /** amount in cents; undefined = refund whatever remains. Returns the charge as it stands after the refund. */
+  /**
+   * amount in cents; undefined = refund whatever remains. Returns the charge as it stands after the refund. A refund
+   * the gateway accepted whose read-back failed throws a GatewayFailure with `info.accepted` (never a failure).
+   */
   refundCharge(ctx: CallContext, ref: ChargeRef, amount?: number): Promise<ChargeOutcome>;
+  /**
+   * Read-only: the refund RouteGate made under `operationKey` (ctx.idempotencyKey of that refund, which the refund
+   * carries in a field of its own at the gateway), with the charge as it stands; null when the gateway lists no such
+   * refund (yet). For gateways that keep no idempotency keys: how an unknown refund is settled by its identity.
+   */
+  findRefund?(ctx: CallContext, ref: ChargeRef, operationKey: string): Promise<ChargeOutcome | null>;
   createCustomer(ctx: CallContext, customer: NormalizedCustomer): Promise<CustomerOutcome>;
 }
 
@@ -344,6 +353,11 @@ export class GatewayFailure extends Error {
       normalized?: NormalizedChargeResult; // for declines that still created a charge at the gateway
       /** true when the request may have reached the gateway (ambiguous outcome). */
       ambiguous?: boolean;
+      /**
+       * The gateway accepted the call (its own answer is here); only a read made after it failed. The operation
+       * succeeded: the charge's amounts are read again later.
+       */
+      accepted?: { raw: unknown; refund?: RefundResult };
     } = {},
   ) {
     super(message);

@@ -19,8 +19,9 @@ declare module 'fastify' {
  * Refusals thrown before the operation did anything, whose answer tells the client to retry: kept under the key,
  * the retry with that key (what a client should send) would replay the refusal for 24 hours and never run.
  * CHARGE_BUSY: the charge's lock stayed held by another operation past the wait; no gateway call was made.
+ * OPERATION_UNSETTLED: another operation on the charge has no known outcome yet; this one was not started.
  */
-const RAN_NOTHING = new Set(['CHARGE_BUSY']);
+const RAN_NOTHING = new Set(['CHARGE_BUSY', 'OPERATION_UNSETTLED']);
 
 /** Key order must not make "the same body" differ. */
 function canonical(value: unknown): string {
@@ -97,6 +98,14 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     }
     const stale = existing.createdAt <= now - staleClaimMs;
     if (existing.statusCode === null && !stale) throw inProgress(given);
+    if (existing.operationSeq !== null && (existing.statusCode === null || existing.statusCode >= 500)) {
+      // A follow-up bound to its operation before its gateway call, whose request died or whose outcome was not
+      // known when answered: this request runs again and settles THAT operation (docs/charges.md, "Follow-up
+      // idempotency"); the follow-up finds it by the key and never starts another.
+      if (!await store.writeOne((r) => r.idempotency.reopenOperation(accountId, key, hash, now, now - staleClaimMs))) throw inProgress(given);
+      request.idempotencyKey = key;
+      return;
+    }
     if (existing.statusCode === null && !existing.chargeId) {
       // The first request died before it created a charge: nothing can have been charged, so this one runs.
       if (!await store.writeOne((r) => r.idempotency.takeOverStale(accountId, key, hash, now, now - staleClaimMs))) throw inProgress(given);

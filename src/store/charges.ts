@@ -61,6 +61,10 @@ export interface AttemptRecord {
   idempotencyKey?: string | null;
   /** Cents a successful refund moved (one refund of several on the charge). */
   amount?: number | null;
+  /** A follow-up's client Idempotency-Key (as the idempotency store keeps it), bound to this operation. */
+  clientKey?: string | null;
+  /** A follow-up's amount as asked for and sent (null: all that remained), so a replay sends the same call. */
+  requestedAmount?: number | null;
   createdAt?: string;
   /** A create's: when its request left RouteGate (ms since the epoch); written, not read back with the attempts. */
   sentAt?: number | null;
@@ -253,6 +257,7 @@ export class ChargesRepository {
   private readonly dueStmt;
   private readonly scheduleStmt;
   private readonly processingCountStmt;
+  private readonly unsettledFollowUpsStmt;
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
@@ -277,7 +282,7 @@ export class ChargesRepository {
     this.ownerOfStmt = db.prepare('SELECT account_id, gateway FROM charges WHERE id = ?').raw();
     // Positional parameters, in attemptValues' order (see preparedPatch on named ones).
     this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
-      charge_id, seq, operation, gateway, idempotency_key, created_at, sent_at) VALUES (${'?, '.repeat(15)}?)`);
+      charge_id, seq, operation, gateway, idempotency_key, created_at, sent_at, client_key, requested_amount) VALUES (${'?, '.repeat(17)}?)`);
     this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = ?, error_code = ?, failure_kind = ?, gateway_status = ?, message = ?,
       ambiguous = ?, duration_ms = ?, external_id = ?, amount = ? WHERE charge_id = ? AND seq = ?`);
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
@@ -287,6 +292,9 @@ export class ChargesRepository {
     this.dueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE status = 'processing' AND reconcile_after <= ?
       AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
+    // Through charge_attempts_unsettled (migration 017): its WHERE is this one.
+    this.unsettledFollowUpsStmt = db.prepare(`SELECT DISTINCT charge_id FROM charge_attempts
+      WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund') LIMIT ?`).pluck();
     this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
@@ -443,7 +451,7 @@ export class ChargesRepository {
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     const values = attemptValues(a);
-    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso(), a.sentAt ?? null);
+    values.push(chargeId, a.seq, a.operation, a.gateway, a.idempotencyKey ?? null, a.createdAt ?? nowIso(), a.sentAt ?? null, a.clientKey ?? null, a.requestedAmount ?? null);
     this.attemptStmt.run(values);
     this.notify(chargeId, a);
   }
@@ -500,6 +508,11 @@ export class ChargesRepository {
     this.scheduleStmt.run(attempts, after, id);
   }
 
+  /** Charges with a capture, cancel or refund whose outcome is not known (in_flight or unknown), up to `limit`. */
+  async withUnsettledFollowUps(limit: number): Promise<string[]> {
+    return this.unsettledFollowUpsStmt.all(limit) as string[];
+  }
+
   async processingCount(): Promise<number> {
     return this.processingCountStmt.get() as number;
   }
@@ -514,6 +527,8 @@ export class ChargesRepository {
       errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
       message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
       ...(r.external_id ? { externalId: r.external_id as string } : {}), ...(typeof r.amount === 'number' ? { amount: r.amount } : {}),
+      ...(r.idempotency_key ? { idempotencyKey: r.idempotency_key as string } : {}),
+      ...(r.client_key ? { clientKey: r.client_key as string } : {}), ...(typeof r.requested_amount === 'number' ? { requestedAmount: r.requested_amount } : {}),
       createdAt: r.created_at as string,
     }));
   }

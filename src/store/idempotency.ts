@@ -7,8 +7,10 @@ export interface StoredResponse {
   body: string | null;
   expiresAt: number;
   createdAt: number;
-  /** The charge the request created, linked when the charge row was written. */
+  /** The charge the request created, linked when the charge row was written; for a follow-up, the charge it acts on. */
   chargeId: string | null;
+  /** A follow-up's operation number on that charge, bound before its gateway call (null: a create, or nothing ran yet). */
+  operationSeq: number | null;
 }
 
 /** Responses kept per (account, Idempotency-Key) for replay. */
@@ -20,12 +22,14 @@ export class IdempotencyRepository {
   private readonly purgeStmt;
   private readonly linkStmt;
   private readonly takeOverStmt;
+  private readonly linkOperationStmt;
+  private readonly reopenStmt;
 
   constructor(db: DB) {
     this.getStmt = db.prepare('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?');
     this.claimStmt = db.prepare(`INSERT INTO idempotency_keys (account_id, key, request_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (account_id, key) DO UPDATE SET request_hash = excluded.request_hash, status_code = NULL, response_headers = NULL,
-        response_body = NULL, charge_id = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
+        response_body = NULL, charge_id = NULL, operation_seq = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at
       WHERE idempotency_keys.expires_at <= excluded.created_at`);
     this.completeStmt = db.prepare('UPDATE idempotency_keys SET status_code = ?, response_headers = ?, response_body = ? WHERE account_id = ? AND key = ?');
     this.releaseStmt = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND status_code IS NULL');
@@ -35,6 +39,10 @@ export class IdempotencyRepository {
     this.linkStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ? WHERE account_id = ? AND key = ?');
     this.takeOverStmt = db.prepare(`UPDATE idempotency_keys SET created_at = ? WHERE account_id = ? AND key = ? AND request_hash = ?
       AND status_code IS NULL AND charge_id IS NULL AND created_at <= ?`);
+    this.linkOperationStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ?, operation_seq = ? WHERE account_id = ? AND key = ?');
+    this.reopenStmt = db.prepare(`UPDATE idempotency_keys SET status_code = NULL, response_headers = NULL, response_body = NULL, created_at = ?
+      WHERE account_id = ? AND key = ? AND request_hash = ? AND operation_seq IS NOT NULL
+        AND ((status_code IS NULL AND created_at <= ?) OR status_code >= 500)`);
   }
 
   async get(accountId: string, key: string): Promise<StoredResponse | undefined> {
@@ -42,7 +50,7 @@ export class IdempotencyRepository {
     return r && {
       requestHash: r.request_hash as string, statusCode: r.status_code as number | null,
       headers: r.response_headers ? JSON.parse(r.response_headers as string) : {}, body: r.response_body as string | null, expiresAt: r.expires_at as number,
-      createdAt: r.created_at as number, chargeId: (r.charge_id as string | null) ?? null,
+      createdAt: r.created_at as number, chargeId: (r.charge_id as string | null) ?? null, operationSeq: (r.operation_seq as number | null) ?? null,
     };
   }
 
@@ -58,6 +66,19 @@ export class IdempotencyRepository {
   /** Bind the key to the charge its request created (in the charge insert's transaction). */
   async linkCharge(accountId: string, key: string, chargeId: string): Promise<void> {
     this.linkStmt.run(chargeId, accountId, key);
+  }
+
+  /** Bind a follow-up's key to its charge and operation number (in the transaction that writes the operation's row). */
+  async linkOperation(accountId: string, key: string, chargeId: string, seq: number): Promise<void> {
+    this.linkOperationStmt.run(chargeId, seq, accountId, key);
+  }
+
+  /**
+   * Re-open a follow-up's key whose operation may not be settled: its request died (no answer, older than any live
+   * request can be) or it was answered with a 5xx. True when this caller now owns it and settles that operation.
+   */
+  async reopenOperation(accountId: string, key: string, requestHash: string, now: number, staleBefore: number): Promise<boolean> {
+    return this.reopenStmt.run(now, accountId, key, requestHash, staleBefore).changes === 1;
   }
 
   /**

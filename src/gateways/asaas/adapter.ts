@@ -76,11 +76,28 @@ async function lookupCharge(ctx: CallContext, reference: string): Promise<Charge
 
 /** POST .../refund: a refund (refund.request) or the release of a card pre-authorization (cancel.request). */
 async function refund(ctx: CallContext, ref: ChargeRef, amount: number | undefined, suffix: 'refund' | 'cancel'): Promise<ChargeOutcome> {
-  const body = await ctx.mappings.evaluate(`${suffix}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId });
+  // The refund's description carries its operation key: Asaas keeps no idempotency keys, and refunds[] entries have
+  // no id of their own, so this is how findRefund knows this refund again (docs/charges.md, "Follow-up idempotency").
+  const body = await ctx.mappings.evaluate(`${suffix}.request`, { amount: amount ?? null, ref, chargeId: ctx.chargeId, operationKey: ctx.idempotencyKey });
   const path = `${paymentPath(ref.externalId)}/refund`;
   const reply = await send(ctx, transport, { method: 'POST', path, body, idempotencyKey: `${ctx.idempotencyKey}-${suffix}` });
   const outcome = await normalizePayment(ctx, reply);
   return suffix === 'refund' ? { ...outcome, refund: await normalizeRefund(ctx, reply.json) } : outcome;
+}
+
+/**
+ * GET /v3/payments/{id}: the refunds[] entry whose description carries `operationKey` (refund.request writes it), as
+ * refund.response reads the last entry of a refund's answer. Never matched by value or by totals.
+ */
+async function findRefund(ctx: CallContext, ref: ChargeRef, operationKey: string): Promise<ChargeOutcome | null> {
+  requireCredential(ctx, 'apiKey');
+  const reply = await send(ctx, transport, { method: 'GET', path: paymentPath(ref.externalId) });
+  const payment = reply.json as { refunds?: Array<{ description?: string | null }> | null } | undefined;
+  const refunds = payment?.refunds ?? [];
+  const at = refunds.findIndex((r) => typeof r?.description === 'string' && r.description.includes(`(${operationKey})`));
+  if (at < 0) return null;
+  const outcome = await normalizePayment(ctx, reply);
+  return { ...outcome, refund: await normalizeRefund(ctx, { ...payment, refunds: refunds.slice(0, at + 1) }) };
 }
 
 const unsupported = (message: string) => new GatewayFailure('unsupported', 'asaas', message);
@@ -124,6 +141,7 @@ export const asaasAdapter: GatewayAdapter = {
 
   retrieveCharge,
   lookupCharge,
+  findRefund,
 
   async captureCharge(ctx, ref, amount) {
     if (amount !== undefined && amount !== ref.amount) throw unsupported('asaas captures the whole pre-authorized amount only');

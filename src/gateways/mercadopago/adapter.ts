@@ -113,7 +113,15 @@ export const mercadopagoAdapter: GatewayAdapter = {
     requireCredential(ctx, 'accessToken');
     const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: `${paymentPath(ref)}/refunds`, body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
-    const outcome = await retrieveCharge(ctx, ref);
+    let outcome: ChargeOutcome;
+    try {
+      outcome = await retrieveCharge(ctx, ref);
+    } catch (err) {
+      // Mercado Pago made the refund (its answer is the refund): a failed read after it is not the refund's failure.
+      const f = err instanceof GatewayFailure ? err : undefined;
+      const accepted = { raw: reply.json, refund: await normalizeRefund(ctx, reply.json) };
+      throw new GatewayFailure(f?.kind ?? 'bad_response', ctx.gateway, `refund accepted; reading the payment after it failed: ${(err as Error).message}`, { status: f?.info.status, accepted });
+    }
     const refunds = (outcome.raw as { refunds?: unknown[] } | undefined)?.refunds;
     const recorded = reply.json ?? (Array.isArray(refunds) ? refunds[refunds.length - 1] : undefined);
     return { ...outcome, refund: await normalizeRefund(ctx, recorded) };

@@ -5,7 +5,7 @@ import { classifyHttpError, newestListed, normalizeCharge, normalizeCustomer, no
 import { API_VERSION_SETTING, STRIPE_API_VERSION } from './wire';
 import {
   GatewayFailure, type CallContext, type ChargeRef, type DeclineCode, type GatewayAdapter, type GatewayErrorFacts, type NormalizedCharge,
-  type NormalizedChargeResult, type PaymentMethod,
+  type NormalizedChargeResult, type PaymentMethod, type RefundResult,
 } from '../types';
 
 // Stripe PaymentIntents (shared/gateways/stripe.md). Form-encoded bodies with bracket notation, Bearer secret
@@ -101,6 +101,21 @@ async function retrieveCharge(ctx: CallContext, ref: ChargeRef) {
   return normalizeCharge(ctx, reply, { paymentMethod: ref.paymentMethod });
 }
 
+/**
+ * The charge read after a refund Stripe accepted: a failed read does not undo the refund, so it is reported as
+ * accepted (GatewayFailure.info.accepted) with Stripe's own answer, never as the refund's failure.
+ */
+async function readBack(ctx: CallContext, ref: ChargeRef, raw: unknown, refund: RefundResult) {
+  try {
+    return await retrieveCharge(ctx, ref);
+  } catch (err) {
+    const f = err instanceof GatewayFailure ? err : undefined;
+    throw new GatewayFailure(f?.kind ?? 'bad_response', ctx.gateway, `refund accepted; reading the charge after it failed: ${(err as Error).message}`, {
+      status: f?.info.status, accepted: { raw, refund },
+    });
+  }
+}
+
 /** Search query language: the reference is a quoted string, so its quotes and backslashes are escaped. */
 const byReference = (reference: string) => `metadata['rg_charge_id']:'${reference.replace(/['\\]/g, '\\$&')}'`;
 
@@ -175,7 +190,7 @@ export const stripeAdapter: GatewayAdapter = {
     const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
     const reply = await send(ctx, transport, { method: 'POST', path: '/v1/refunds', body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
     const refund = await normalizeRefund(ctx, reply.json);
-    const after = await retrieveCharge(ctx, ref);
+    const after = await readBack(ctx, ref, reply.json, refund);
     return { normalized: after.normalized, raw: reply.json, refund };
   },
 

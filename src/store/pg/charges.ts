@@ -42,6 +42,8 @@ function attemptFromRow(r: Record<string, unknown>): AttemptRecord {
     errorCode: r.error_code as string | null, failureKind: r.failure_kind as string | null, gatewayStatus: r.gateway_status as number | null,
     message: r.message as string | null, ambiguous: r.ambiguous === 1, durationMs: r.duration_ms as number,
     ...(r.external_id ? { externalId: r.external_id as string } : {}), ...(typeof r.amount === 'number' ? { amount: r.amount } : {}),
+    ...(r.idempotency_key ? { idempotencyKey: r.idempotency_key as string } : {}),
+    ...(r.client_key ? { clientKey: r.client_key as string } : {}), ...(r.requested_amount != null ? { requestedAmount: Number(r.requested_amount) } : {}),
     createdAt: r.created_at as string,
   };
 }
@@ -73,7 +75,8 @@ const BY_ANY_ID = {
 const ADD_ATTEMPT = {
   name: 'charges.add-attempt',
   text: `INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous,
-      duration_ms, external_id, amount, idempotency_key, created_at, sent_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+      duration_ms, external_id, amount, idempotency_key, created_at, sent_at, client_key, requested_amount)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 };
 const FINISH_ATTEMPT = {
   name: 'charges.finish-attempt',
@@ -82,7 +85,8 @@ const FINISH_ATTEMPT = {
 };
 const ATTEMPTS = {
   name: 'charges.attempts',
-  text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at
+  text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at,
+      idempotency_key, client_key, requested_amount
     FROM charge_attempts WHERE charge_id = $1 ORDER BY seq`,
 };
 const NEXT_SEQ = { name: 'charges.next-seq', text: 'UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq' };
@@ -105,6 +109,12 @@ const CLAIM_DUE = {
     claimed AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4 FROM due WHERE charges.id = due.id
       RETURNING charges.id, charges.account_id, charges.reconcile_after)
     SELECT id, account_id FROM claimed ORDER BY reconcile_after, id`,
+};
+// Through charge_attempts_unsettled (migration 017): its WHERE is this one.
+const UNSETTLED_FOLLOW_UPS = {
+  name: 'charges.unsettled-follow-ups',
+  text: `SELECT DISTINCT charge_id FROM charge_attempts
+    WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund') LIMIT $1`,
 };
 const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
@@ -242,6 +252,7 @@ export class PgChargesRepository {
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     await this.q.query(withValues(ADD_ATTEMPT, [
       chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString(), a.sentAt ?? null,
+      a.clientKey ?? null, a.requestedAmount ?? null,
     ]));
     this.notify(chargeId, a);
   }
@@ -306,6 +317,11 @@ export class PgChargesRepository {
 
   async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
     await this.q.query(withValues(SCHEDULE, [attempts, after, id]));
+  }
+
+  /** Charges with a capture, cancel or refund whose outcome is not known (in_flight or unknown), up to `limit`. */
+  async withUnsettledFollowUps(limit: number): Promise<string[]> {
+    return (await this.q.query<{ charge_id: string }>(withValues(UNSETTLED_FOLLOW_UPS, [limit]))).rows.map((r) => r.charge_id);
   }
 
   async processingCount(): Promise<number> {

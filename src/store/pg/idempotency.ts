@@ -4,7 +4,7 @@ import { withValues } from './queryable';
 
 const GET = {
   name: 'idempotency.get',
-  text: `SELECT request_hash, status_code, response_headers, response_body, expires_at, created_at, charge_id
+  text: `SELECT request_hash, status_code, response_headers, response_body, expires_at, created_at, charge_id, operation_seq
     FROM idempotency_keys WHERE account_id = $1 AND key = $2`,
 };
 // One statement whatever the race: concurrent claims of a new key queue on the unique index, and the losers take
@@ -13,7 +13,7 @@ const CLAIM = {
   name: 'idempotency.claim',
   text: `INSERT INTO idempotency_keys (account_id, key, request_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)
     ON CONFLICT (account_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = NULL, response_headers = NULL,
-      response_body = NULL, charge_id = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      response_body = NULL, charge_id = NULL, operation_seq = NULL, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
     WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`,
 };
 const COMPLETE = {
@@ -34,6 +34,17 @@ const TAKE_OVER = {
     AND status_code IS NULL AND charge_id IS NULL AND created_at <= $5`,
 };
 
+const LINK_OPERATION = {
+  name: 'idempotency.link-operation', text: 'UPDATE idempotency_keys SET charge_id = $1, operation_seq = $2 WHERE account_id = $3 AND key = $4',
+};
+// Concurrent retries queue on the row lock; the second re-checks the WHERE on the row the first left (created_at now).
+const REOPEN = {
+  name: 'idempotency.reopen',
+  text: `UPDATE idempotency_keys SET status_code = NULL, response_headers = NULL, response_body = NULL, created_at = $1
+    WHERE account_id = $2 AND key = $3 AND request_hash = $4 AND operation_seq IS NOT NULL
+      AND ((status_code IS NULL AND created_at <= $5) OR status_code >= 500)`,
+};
+
 /** Responses kept per (account, Idempotency-Key) for replay: IdempotencyRepository's contract on PostgreSQL. */
 export class PgIdempotencyRepository {
   constructor(private readonly q: Queryable) {}
@@ -44,6 +55,7 @@ export class PgIdempotencyRepository {
       requestHash: r.request_hash as string, statusCode: r.status_code as number | null,
       headers: r.response_headers ? JSON.parse(r.response_headers as string) : {}, body: r.response_body as string | null, expiresAt: r.expires_at as number,
       createdAt: r.created_at as number, chargeId: (r.charge_id as string | null) ?? null,
+      operationSeq: r.operation_seq == null ? null : Number(r.operation_seq),
     };
   }
 
@@ -59,6 +71,19 @@ export class PgIdempotencyRepository {
   /** Bind the key to the charge its request created (in the charge insert's transaction). */
   async linkCharge(accountId: string, key: string, chargeId: string): Promise<void> {
     await this.q.query(withValues(LINK, [chargeId, accountId, key]));
+  }
+
+  /** Bind a follow-up's key to its charge and operation number (in the transaction that writes the operation's row). */
+  async linkOperation(accountId: string, key: string, chargeId: string, seq: number): Promise<void> {
+    await this.q.query(withValues(LINK_OPERATION, [chargeId, seq, accountId, key]));
+  }
+
+  /**
+   * Re-open a follow-up's key whose operation may not be settled: its request died (no answer, older than any live
+   * request can be) or it was answered with a 5xx. True when this caller now owns it and settles that operation.
+   */
+  async reopenOperation(accountId: string, key: string, requestHash: string, now: number, staleBefore: number): Promise<boolean> {
+    return (await this.q.query(withValues(REOPEN, [now, accountId, key, requestHash, staleBefore]))).rowCount === 1;
   }
 
   /**
