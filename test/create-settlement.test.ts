@@ -23,6 +23,7 @@ import { CredentialVault } from '../src/accounts/credential-vault';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { ROOT } from '../src/lib/paths';
 import { call } from './helper';
+import { asaasEvent, asaasHeaders } from './helpers/gateway-webhooks';
 import { testDatabase } from './helpers/test-db';
 
 // Issue 39, the create path: a lookup answering "none" is not proof while the gateway may still act on a create it
@@ -225,6 +226,23 @@ describe('orphans', () => {
       assert.ok(event, 'payment.orphaned reached the backend');
       assert.equal(event.data.chargeId, id);
       assert.equal(event.data.externalId, orphan);
+
+      // Asaas notifies about its payment: the event is kept on the charge it belongs to, flagged, and moves nothing.
+      const me = await e2e.call('GET', '/api/v1/clients/me', { key });
+      const notice = asaasEvent(`evt_orphan_${id}`, 'PAYMENT_REFUNDED', {
+        object: 'payment', id: orphan, value: 25, netValue: 24.01, status: 'REFUNDED', billingType: 'CREDIT_CARD', externalReference: id,
+      });
+      const hook = await e2e.call('POST', `/api/v1/webhooks/asaas/${me.body.data.webhookToken}`, {
+        rawBody: notice, headers: asaasHeaders(SANDBOX_CREDENTIALS.asaas.webhookSecret!),
+      });
+      assert.equal(hook.status, 200, hook.text);
+      const events = (await e2e.call('GET', '/api/v1/events', { key })).body.data as Array<{ chargeId: string | null; flag?: string | null; gateway: string }>;
+      const kept = events.find((e) => e.chargeId === id && e.gateway === 'asaas');
+      assert.ok(kept, 'the orphan\'s event is stored on its charge, not dropped');
+      assert.match(String(kept.flag), /orphan/);
+      const after = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+      assert.equal(after.body.data.status, 'approved', 'and it moves nothing on the charge');
+      assert.equal(after.body.data.refundedAmount, 0);
 
       // Found again on the next pass: nothing recorded, refunded or announced twice.
       await store.commit((tx) => tx.charges.scheduleReconcile(id, 0, 0));

@@ -75,7 +75,11 @@ export class WebhookProcessor {
     // event names, and only when exactly one charge across accounts answers to it: a guess could hand one tenant's
     // events to another.
     let found = await store.webhookEvents.findCharge(gateway, first.externalId, first.reference, account?.id);
-    const accountId = account?.id ?? found?.accountId;
+    // A payment RouteGate found at a gateway that is not its charge's (docs/charges.md, "Orphans"): its events are
+    // stored on that charge, never applied to it (the charge holds another payment) and never dropped.
+    const orphan = !found && first.externalId ? await store.charges.findOrphan(gateway, first.externalId) : undefined;
+    const orphanOf = orphan && (!account || orphan.accountId === account.id) ? orphan : undefined;
+    const accountId = account?.id ?? found?.accountId ?? orphanOf?.accountId;
     if (!accountId) {
       this.deps.log.info({ gateway, gatewayType: first.gatewayType }, 'webhook matches no single account: acknowledged and dropped');
       return { kind: 'ignored', reason: 'no account' };
@@ -101,6 +105,7 @@ export class WebhookProcessor {
     if (!result.type) return { kind: 'ignored', reason: `${result.gatewayType} is not forwarded` };
     const typed = result as WebhookResult & { type: RouteGateEventType };
     const gatewayEventId = webhook.eventId(request, resource) ?? `sha256:${sha256Hex(req.rawBody)}`;
+    if (orphanOf && !found) return this.orphanEvent(gateway, orphanOf, typed, gatewayEventId, body, verifiedBy);
     if (verifiedBy === null) return this.unverified(gateway, accountId, credentials !== undefined, found, typed, gatewayEventId, body);
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
@@ -143,6 +148,24 @@ export class WebhookProcessor {
       id: event.id, accountId, gateway, gatewayEventId: unverifiedId, type: event.type, chargeId: null, payload: JSON.stringify(event), createdAt: event.createdAt, verified: false,
     });
     this.deps.log.warn({ eventId: event.id, gateway, accountId, type: event.type }, 'unverified webhook stored only: it changed no charge and was not forwarded');
+    return { kind: 'processed', eventId: event.id, type: event.type, duplicate: !inserted, delivered: null };
+  }
+
+  /** An event about an orphan payment: stored on the charge it belongs to, flagged, neither applied nor forwarded. */
+  private async orphanEvent(
+    gateway: GatewayId, orphan: { chargeId: string; accountId: string; externalId: string }, typed: WebhookResult & { type: RouteGateEventType },
+    gatewayEventId: string, body: unknown, verifiedBy: VerifiedBy,
+  ): Promise<ReceiveOutcome> {
+    const { store } = this.deps.gatewayDeps;
+    const existing = await store.webhookEvents.findByGatewayId(orphan.accountId, gateway, gatewayEventId);
+    if (existing) return { kind: 'processed', eventId: existing.id, type: typed.type, duplicate: true, delivered: null };
+    const event = buildEvent(newEventId(), gateway, nowIso(), orphan.chargeId, typed, gatewayEventId, body, verifiedBy);
+    const flag = `about the orphan payment ${orphan.externalId} at ${gateway}, not this charge's own: stored, not applied`;
+    const inserted = await store.webhookEvents.insert({
+      id: event.id, accountId: orphan.accountId, gateway, gatewayEventId, type: event.type, chargeId: orphan.chargeId, payload: JSON.stringify(event),
+      createdAt: event.createdAt, verified: event.verified, flag,
+    });
+    this.deps.log.info({ eventId: event.id, gateway, chargeId: orphan.chargeId, type: event.type }, 'webhook event about an orphan payment stored on its charge');
     return { kind: 'processed', eventId: event.id, type: event.type, duplicate: !inserted, delivered: null };
   }
 
