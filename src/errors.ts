@@ -208,6 +208,10 @@ export const ERRORS = {
     // One literal: the template's {params} are read from its type.
     message: 'Charge {id}: the outcome of {operation} (operation {seq}) at {gateway} is not known yet, so no other capture, cancel or refund may start. Settle it by retrying that request with its Idempotency-Key or by reading the charge with ?refresh=true, or wait for the reconciler (each replays it under its gateway key or finds it at the gateway), then retry this one',
   },
+  OPERATION_SETTLED_JUST_NOW: {
+    code: 'OPERATION_UNSETTLED',
+    message: 'Charge {id}: {operation} (operation {seq}) at {gateway}, whose outcome was not known when this request arrived, turned out applied; nothing else was started. Read the charge, and send this request again if you mean another one',
+  },
   CHARGE_UNCONFIRMED: {
     code: 'GATEWAY_TIMEOUT', retry: 'yes',
     message: 'Charge {id}: {gateway} has not confirmed whether it took the charge yet; RouteGate keeps checking. Retry later.',

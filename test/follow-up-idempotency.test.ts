@@ -159,6 +159,7 @@ describe('a refund the gateway made is a success even when the read after it fai
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.data.refund.amount, 1200);
       assert.ok(res.body.data.refund.refundId, 'the gateway\'s refund id');
+      assert.equal(res.body.data.refundedAmount, 1200, 'the stored amounts follow the refund the gateway reported, read-back or not');
       await e2e.control.clearFaults();
       const retry = await refund(key, id, 'rb-1', 1200);
       assert.equal(retry.status, 201);

@@ -92,6 +92,20 @@ function refundOfRow(a: AttemptRecord): RefundResult | undefined {
 }
 
 /**
+ * The charge's amounts after a refund the gateway accepted but whose read-back failed: raised by the refund the
+ * gateway's own answer reports (the caller holds the charge's lock, so `charge` is current). Undefined when the answer
+ * names no amount: the next read (?refresh=true, a webhook) brings them.
+ */
+export function patchFromAcceptedRefund(charge: ChargeRecord, refund: RefundResult | undefined): ChargePatch | undefined {
+  if (!refund || !Number.isInteger(refund.amount) || refund.amount! <= 0) return undefined;
+  const refundable = charge.paidAmount || charge.amount;
+  const refundedAmount = Math.min(refundable, charge.refundedAmount + refund.amount!);
+  const patch: ChargePatch = { refundedAmount };
+  if (refundedAmount >= refundable) patch.status = 'refunded';
+  return patch;
+}
+
+/**
  * Capture, cancel, refund and refresh, each under the charge's lock. ChargeService's methods of the same names
  * delegate here.
  */
@@ -183,6 +197,14 @@ export class FollowUps {
         attempts = await store.charges.attempts(id);
       }
       const { op, amount } = decide(charge);
+      // An operation unknown when this request came may have been what the client is retrying without its key: once it
+      // turns out applied, this request starts nothing, and the client decides with the charge's amounts in hand.
+      const applied = op === 'retrieve' ? undefined : open.map((a) => attempts.find((x) => x.seq === a.seq)).find((a) => a?.outcome === 'success');
+      if (applied) {
+        throw rgError('OPERATION_SETTLED_JUST_NOW', { id, operation: opOfRow(id, applied).replace('_', ' '), seq: applied.seq, gateway: applied.gateway }, {
+          gateway: applied.gateway, headers: rgHeaders(charge),
+        });
+      }
       const still = attempts.find(isUnsettledFollowUp);
       if (still && op !== 'retrieve') {
         throw rgError('OPERATION_UNSETTLED', { id, operation: opOfRow(id, still).replace('_', ' '), seq: still.seq, gateway: still.gateway }, {
@@ -288,7 +310,7 @@ export class FollowUps {
         const message = `accepted; the charge was not read back: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
         const stored = await record({
           seq, operation, gateway, outcome: 'success', message, durationMs: performance.now() - started, externalId: accepted.refund?.refundId, amount: accepted.refund?.amount,
-        });
+        }, patchFromAcceptedRefund(charge, accepted.refund));
         return { charge: stored, raw: accepted.raw, refund: accepted.refund };
       }
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
@@ -383,10 +405,14 @@ export class FollowUps {
     } catch (err) {
       const accepted = err instanceof GatewayFailure ? err.info.accepted : undefined;
       if (accepted) {
-        await store.commit(async (tx) => await tx.charges.finishAttempt(charge.id, {
-          ...base, outcome: 'success', durationMs: a.durationMs, externalId: accepted.refund?.refundId, amount: accepted.refund?.amount,
-          message: `${why}; settled by replaying ${key} (accepted; the charge was not read back)`,
-        }));
+        const patch = patchFromAcceptedRefund(charge, accepted.refund);
+        await store.commit(async (tx) => {
+          await tx.charges.finishAttempt(charge.id, {
+            ...base, outcome: 'success', durationMs: a.durationMs, externalId: accepted.refund?.refundId, amount: accepted.refund?.amount,
+            message: `${why}; settled by replaying ${key} (accepted; the charge was not read back)`,
+          });
+          if (patch) await tx.charges.update(charge.id, patch);
+        });
         return true;
       }
       if (isAmbiguous(err) || !adapter.keepsIdempotencyKeys) return keep(`${why}; settling it failed: ${err instanceof Error ? err.message : String(err)}`);
