@@ -77,7 +77,7 @@ const scenarios: Array<{ name: string; read: (p: PgProcess, id: string) => Promi
 ];
 
 for (const s of scenarios) {
-  test(`${s.name} in one process is seen by another within 1 s, and never stale once its feed reported it`, async (t) => {
+  test(`${s.name} in one process is seen by another within the 3 s staleness bound, and never stale once its feed reported it`, async (t) => {
     const id = await account();
     assert.equal(await s.read(b, id), s.stale);
     const q = b.queries();
@@ -88,7 +88,7 @@ for (const s of scenarios) {
     await s.write(id);
     assert.equal(await s.read(a, id), s.fresh, 'the writer sees its write at once');
     const reported = await waitFor(() => b.feed.current() !== version);
-    assert.ok(reported.ok, 'b was notified within 1 s');
+    assert.ok(reported.ok, 'b was notified within the 3 s bound');
     t.diagnostic(`notified after ${reported.elapsed} ms`);
     for (let i = 0; i < 5; i++) assert.equal(await s.read(b, id), s.fresh, 'never stale after the feed moved');
   });
