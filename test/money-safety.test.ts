@@ -205,18 +205,28 @@ describe('currency', () => {
 });
 
 /** A card charge that each gateway can refund partly, with what that gateway needs on every charge. */
-async function refundableCharge(gateway: GatewayId, key: string): Promise<string> {
-  const customerId = gateway === 'asaas' ? (await e2e.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId : undefined;
-  const res = await e2e.call('POST', '/api/v1/charges', { key, body: card({ amount: 10_000, customerId }) });
+async function refundableCharge(gateway: GatewayId, key: string, at: E2E = e2e): Promise<string> {
+  const customerId = gateway === 'asaas' ? (await at.call('POST', '/api/v1/customers', { key, body: CUSTOMER })).body.data.externalId : undefined;
+  const res = await at.call('POST', '/api/v1/charges', { key, body: card({ amount: 10_000, customerId }) });
   assert.equal(res.status, 201, res.text);
   return res.body.data.id;
 }
 
 describe('follow-ups are serialized per charge', () => {
+  // Twenty refunds queue on one charge's lock. With the suite's 3 s deadline and 400 ms gateway timeout, a refund
+  // that got the lock on a loaded machine could see its deadline pass before its gateway call (504, nothing sent),
+  // which is the deadline's business, not this test's: here each request gets room to wait its turn.
+  let roomy: E2E;
+  before(async () => {
+    roomy = await startE2E({ ROUTEGATE_GATEWAY_TIMEOUT_MS: '2000', ROUTEGATE_REQUEST_DEADLINE_MS: '20000', ROUTEGATE_RECONCILE_INTERVAL_MS: '0', ROUTEGATE_RECONCILE_BACKOFF_MS: '0' });
+  });
+  after(() => roomy.close());
+
   for (const gateway of GATEWAY_IDS) {
     test(`${gateway}: 20 concurrent partial refunds are each applied exactly once and refundedAmount equals the gateway's figure`, async () => {
+      const e2e = roomy;
       const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
-      const id = await refundableCharge(gateway, key);
+      const id = await refundableCharge(gateway, key, e2e);
       // A refund still waiting for the charge's lock when its request deadline passes is refused with 409
       // CHARGE_BUSY, having done nothing (a loaded machine, or a slower store): as documented, the client retries.
       const refund = async () => {
