@@ -140,7 +140,8 @@ export const ERRORS = {
   DASHBOARD_FORBIDDEN: { code: 'FORBIDDEN', message: 'This page is for {audience}s; sign in as one' },
   INVITATION_INVALID: { code: 'NOT_FOUND', message: 'This invitation link is unknown, used or expired; ask the operator for a new one' },
   ACCOUNT_NOT_FOUND: { code: 'NOT_FOUND', message: 'Account {id} not found' },
-  AMOUNT_INVALID: { code: 'VALIDATION_ERROR', message: 'The amount must be a whole number of cents, at least 1', field: { name: 'amount', message: 'must be a whole number of cents, at least 1' } },
+  // The dashboard's amount fields take reais with a decimal comma (src/dashboard/locale.ts).
+  AMOUNT_INVALID: { code: 'VALIDATION_ERROR', message: 'The amount must be in reais, like 50,00, and at least 0,01', field: { name: 'amount', message: 'must be in reais, like 50,00, and at least 0,01' } },
 
   // Routing a charge (src/charges/router.ts): the first skipped gateway's reason answers when none took it
   NO_GATEWAY: {

@@ -28,6 +28,10 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, argv: st
     await app.close();
     throw err;
   }
+  // A parent that started this process with an IPC channel (the tests, with PORT=0) learns the port it got, instead
+  // of picking a free port and racing other processes for it.
+  const address = app.server.address();
+  if (process.send && address && typeof address === 'object') process.send({ routegate: 'listening', port: address.port });
   return app;
 }
 

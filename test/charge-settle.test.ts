@@ -11,6 +11,10 @@ import { openSqliteStore } from '../src/store';
 import { PgChargesRepository } from '../src/store/pg/charges';
 import { newChargeId } from '../src/charges/orchestrator';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 16: the create path's fewer statements (the first operation number taken with the insert; the last write and
 // the lock's release in one UPDATE, read back in its transaction), on both stores, and time-ordered charge ids.
@@ -28,6 +32,7 @@ stores.push({
 });
 
 before(async () => {
+  if (NO_PG) return;
   pgDb = await migratedPgDatabase();
   await insertPgAccount(pgDb.pool, 'acc_1');
   const pgRepo = new PgChargesRepository(pgDb.pool, {});

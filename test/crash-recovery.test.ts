@@ -2,9 +2,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { startEmulators, type EmulatorServer } from '../src/sandbox/emulators';
 import { EmulatorControlClient } from '../src/sandbox/control-client';
 import { openSqliteStore as openStore } from '../src/store';
@@ -12,8 +11,8 @@ import { AccountService } from '../src/accounts/service';
 import { CredentialVault } from '../src/accounts/credential-vault';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
-import { ROOT } from '../src/lib/paths';
 import { call, type Reply } from './helper';
+import { startRouteGate as startRouteGateProcess } from './helpers/routegate-processes';
 import { CUSTOMER, CARD } from './helpers/e2e';
 
 // Issue 8: a RouteGate process killed with SIGKILL during 200 concurrent charges. After a restart, one reconciler
@@ -31,29 +30,10 @@ after(async () => {
   await emulators?.close();
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function startRouteGate(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
-async function waitForHealth(url: string): Promise<void> {
-  const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await call(url, 'GET', '/health')).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error('RouteGate did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** RouteGate as its own process on a port it picks and reports (port 0), answering /health. */
+async function startRouteGate(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const proc = await startRouteGateProcess('crash', env, 0, 30_000);
+  return { child: proc.child, url: proc.url };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,10 +43,8 @@ test('SIGKILL during 200 concurrent charges: after a restart every charge is set
   const control = new EmulatorControlClient(emulators.url);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-crash-'));
   const dbPath = path.join(dir, 'rg.db');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
-    PORT: String(port), HOST: '127.0.0.1', ROUTEGATE_DB: dbPath, ROUTEGATE_MASTER_KEY: MASTER_KEY, ROUTEGATE_LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1', ROUTEGATE_DB: dbPath, ROUTEGATE_MASTER_KEY: MASTER_KEY, ROUTEGATE_LOG_LEVEL: 'warn',
     ROUTEGATE_RATE_LIMIT: '1000000', ROUTEGATE_REQUEST_DEADLINE_MS: String(DEADLINE_MS), ROUTEGATE_GATEWAY_TIMEOUT_MS: '1500',
     ROUTEGATE_RECONCILE_INTERVAL_MS: '0', ROUTEGATE_RECONCILE_BACKOFF_MS: '0', NODE_ENV: 'test',
     // A lookup's "none" proves a create absent only once the settle horizon has passed since it was last sent
@@ -85,8 +63,8 @@ test('SIGKILL during 200 concurrent charges: after a restart every charge is set
   await setup.accounts.saveSettings(accountId, { ...(await setup.accounts.settings(accountId)), primaryGateway: 'pagarme', gatewayFallbacks: [] });
   await setup.close();
 
-  child = startRouteGate(env);
-  await waitForHealth(url);
+  let url: string;
+  ({ child, url } = await startRouteGate(env));
   // Pagar.me holds each create for 250 ms before taking it, so the kill lands with many in flight at every stage.
   await control.fault('pagarme', 'latency', { count: 1000, latencyMs: 250 });
 
@@ -110,8 +88,7 @@ test('SIGKILL during 200 concurrent charges: after a restart every charge is set
   await before.close();
   assert.ok(leftProcessing.length > 0, 'the crash left charges processing');
 
-  child = startRouteGate(env);
-  await waitForHealth(url);
+  ({ child, url } = await startRouteGate(env));
   const store = openStore(dbPath);
   try {
     const processing = () => store.db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck().get() as number;

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
-import { launchBrowser, newPage, shot, submit, signIn as signInAt, unexpected } from './helpers/browser';
+import { NO_CHROMIUM, launchBrowser, newPage, shot, submit, signIn as signInAt, unexpected } from './helpers/browser';
 import { SANDBOX_CREDENTIALS, demoSettings } from '../src/sandbox/demo-account';
 import { defaultSettings } from '../src/store/accounts';
 import { GATEWAYS } from '../src/gateways/registry';
@@ -23,7 +23,9 @@ const nameOf = (id: string) => GATEWAYS.find((g) => g.id === id)!.name;
 
 let e2e: E2E;
 let browser: Browser;
+const noChromium = NO_CHROMIUM();
 before(async () => {
+  if (noChromium) return;
   e2e = await startE2E({ ROUTEGATE_ADMIN_EMAIL: ADMIN.email, ROUTEGATE_ADMIN_PASSWORD: ADMIN.password });
   browser = await launchBrowser();
 });
@@ -39,7 +41,7 @@ const apiStatus = async (key: string) => {
   return { status: res.status, code: res.body?.error?.code, body: res.body };
 };
 
-test('operator creates an account; its owner generates keys, stores credentials, sets routing and follows a charge to its attempts and refund', async () => {
+test('operator creates an account; its owner generates keys, stores credentials, sets routing and follows a charge to its attempts and refund', { skip: noChromium }, async () => {
   const problems: string[] = [];
   const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const op = await newPage(desktop, problems);
@@ -164,9 +166,25 @@ test('operator creates an account; its owner generates keys, stores credentials,
   await submit(owner, 'form[data-action="capture"] button');
   await owner.waitForSelector('.alert.ok');
   assert.match((await owner.textContent('.alert.ok'))!, /Captured/);
-  await owner.fill('form[data-action="refund"] input[name=amount]', '999999');
+  // Money and time as a Brazilian merchant reads them: R$ with a decimal comma, São Paulo's clock.
+  const fact = async (label: string) => (await owner.locator(`dl.facts dt:text-is("${label}") + dd`).textContent())!.replace(/\u00a0/g, ' ').trim();
+  assert.equal(await fact('Amount'), 'R$ 75,00');
+  const createdAt = made.body.data.createdAt as string;
+  const saoPaulo = new Intl.DateTimeFormat('pt-BR', { timeZone: 'America/Sao_Paulo', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+  assert.equal(await fact('Created'), saoPaulo.format(new Date(createdAt)).replace(/\u00a0/g, ' '));
+  assert.match(await fact('Created'), /^\d\d\/\d\d\/\d{4}, \d\d:\d\d:\d\d BRT$/, 'dd/mm/yyyy in São Paulo, not UTC');
+  // Refund amounts are typed in reais; 19,99 is 1999 cents exactly (19.99 * 100 is 1998.9999999999998 in floats).
+  await owner.fill('form[data-action="refund"] input[name=amount]', '9999,99');
   await submit(owner, 'form[data-action="refund"] button');
-  assert.match((await owner.textContent('form[data-action="refund"] .error'))!, /amount must be <= 7500/, 'a refused refund says why, by the form');
+  assert.match((await owner.textContent('form[data-action="refund"] .error'))!.replace(/\u00a0/g, ' '), /amount must be <= R\$ 75,00/, 'a refused refund says why, by the form, in reais');
+  await owner.fill('form[data-action="refund"] input[name=amount]', '19.99');
+  await submit(owner, 'form[data-action="refund"] button');
+  assert.match((await owner.textContent('form[data-action="refund"] .error'))!, /must be in reais, like 50,00/, 'a dot is not a decimal separator in reais');
+  await owner.fill('form[data-action="refund"] input[name=amount]', '19,99');
+  await submit(owner, 'form[data-action="refund"] button');
+  await owner.waitForSelector('.alert.ok');
+  assert.equal((await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key: second })).body.data.refundedAmount, 1999);
+  assert.equal(await fact('Amount'), 'R$ 75,00 · refunded R$ 19,99');
   await submit(owner, 'form[data-action="refund"] button');
   await owner.waitForSelector('.alert.ok');
   assert.equal((await owner.textContent('#charge-status'))?.trim(), 'refunded');
@@ -222,4 +240,21 @@ test('operator creates an account; its owner generates keys, stores credentials,
 
   assert.deepEqual(unexpected(problems), [], 'no console errors (a CSP violation would be one)');
   await Promise.all([desktop.close(), ownerContext.close(), phone.close()]);
+});
+
+test('a page loads without one failing request or console error: the icon is served, not a 404', { skip: noChromium }, async () => {
+  const problems: string[] = [];
+  const context = await browser.newContext();
+  const page = await newPage(context, problems);
+  const failing: string[] = [];
+  page.on('response', (r) => { if (r.status() >= 400) failing.push(`${r.status()} ${r.url()}`); });
+  const icon = page.waitForResponse((r) => /favicon/.test(r.url()), { timeout: 10_000 });
+  await page.goto(`${e2e.sandbox.url}/dashboard/login`);
+  const answered = await icon;
+  assert.equal(answered.status(), 200, answered.url());
+  assert.equal(answered.headers()['content-type'], 'image/svg+xml');
+  await page.waitForLoadState('networkidle');
+  assert.deepEqual(failing, []);
+  assert.deepEqual(problems, [], 'no console error at all, 4xx included');
+  await context.close();
 });

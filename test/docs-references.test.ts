@@ -10,8 +10,8 @@ import { ROOT } from '../src/lib/paths';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { startService } from './helper';
 
-// The docs a new user reads point only at files that are in the repository, and what README's operating
-// section tells an operator to run works.
+// The docs a new user reads point only at files that are in the repository, each has its reader, and what
+// docs/operations.md tells an operator to run works.
 
 function markdownFiles(): string[] {
   const out = [path.join(ROOT, 'README.md')];
@@ -59,18 +59,29 @@ test('docs link and name only files that exist in the repository, never the spec
   assert.deepEqual(problems, []);
 });
 
-test('README has an "Operating RouteGate" section covering variables, backups, metrics and log fields', () => {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split('## Operating RouteGate')[1]?.split('\n## ')[0] ?? '';
+test('docs/operations.md covers backups, probes, metrics and log fields; docs/configuration.md every variable the code reads', () => {
+  const operations = fs.readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
   for (const needle of ['ROUTEGATE_MASTER_KEY', 'ROUTEGATE_METRICS_TOKEN', '.backup', '/metrics', '/ready', 'reqId', 'msg', 'routegate_gateway_attempts_total']) {
-    assert.ok(section.includes(needle), `Operating RouteGate mentions ${needle}`);
+    assert.ok(operations.includes(needle), `docs/operations.md mentions ${needle}`);
   }
-  // Every variable the code reads is in the configuration table.
+  const configuration = fs.readFileSync(path.join(ROOT, 'docs', 'configuration.md'), 'utf8');
   const config = fs.readFileSync(path.join(ROOT, 'src', 'config.ts'), 'utf8');
-  for (const name of new Set([...config.matchAll(/'(ROUTEGATE_[A-Z_]+)'/g)].map((m) => m[1]))) assert.ok(readme.includes(`\`${name}\``), `${name} is documented`);
+  for (const name of new Set([...config.matchAll(/'(ROUTEGATE_[A-Z_]+)'/g)].map((m) => m[1]))) {
+    assert.ok(configuration.includes(`| \`${name}\``) || configuration.includes(`\`${name}\`,`), `${name} is in docs/configuration.md's table`);
+  }
 });
 
-test('the backup commands in the README give a consistent copy while the service runs', { skip: SQLITE_ONLY }, async () => {
+test('README is the front door: a few screens, the two commands, and a link to the doc of each reader', () => {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  assert.ok(readme.split('\n').length < 250, `README.md has ${readme.split('\n').length} lines`);
+  for (const command of ['npm ci && npm run sandbox', 'npm ci && npm test']) assert.ok(readme.includes(command), command);
+  for (const doc of ['docs/api.md', 'docs/configuration.md', 'docs/operations.md', 'docs/architecture.md', 'docs/performance.md', 'docs/development.md']) {
+    assert.ok(readme.includes(`](${doc}`), `README links ${doc}`);
+  }
+  assert.ok(fs.readFileSync(path.join(ROOT, 'docs', 'performance.md'), 'utf8').split('\n').length <= 200, 'docs/performance.md reads in five minutes');
+});
+
+test('the backup commands in docs/operations.md give a consistent copy while the service runs', { skip: SQLITE_ONLY }, async () => {
   const svc = await startService();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-backup-'));
   try {

@@ -10,6 +10,10 @@ import { PgStore } from '../src/store/pg/index';
 import { PgChargesRepository } from '../src/store/pg/charges';
 import { newChargeId } from '../src/charges/orchestrator';
 import { migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Which gateway ids a charge is found by (docs/compatibility.md, "Which gateway ids are indexed"): the gateway's id,
 // unless the charge's gateway's webhooks name RouteGate's charge id (gatewaysNamingChargeId, which the service sets
@@ -22,6 +26,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-native-ids-'));
 const stores: Array<{ name: string; store: Store }> = [{ name: 'SQLite', store: openSqliteStore(path.join(dir, 'ids.db')) }];
 
 before(async () => {
+  if (NO_PG) return;
   pgDb = await migratedPgDatabase();
   stores.push({ name: 'PostgreSQL', store: await PgStore.open(pgDb.url) });
 });
@@ -109,7 +114,7 @@ test('turning the mode on indexes the refs ids of the charges at that gateway se
   }
 });
 
-test('PostgreSQL: turning the mode on waits for a settle in flight that read the mode off, then indexes its refs', async () => {
+test('PostgreSQL: turning the mode on waits for a settle in flight that read the mode off, then indexes its refs', { skip: NO_PG }, async () => {
   const { store } = stores.find((s) => s.name === 'PostgreSQL')!;
   const acc = await account(store);
   const c = charge(acc, 'pagarme');

@@ -9,6 +9,10 @@ import { PgAccountsRepository } from '../src/store/pg/accounts';
 import { seal, sha256Hex } from '../src/lib/crypto';
 import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
 import { pgProcess, waitFor, type PgProcess } from './helpers/pg-process';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: a key revoked or an account deactivated by one RouteGate process on PostgreSQL is refused by every
 // other within a bounded wait, and never served stale once the other's change feed has reported the write.
@@ -18,6 +22,7 @@ let a: PgProcess;
 let b: PgProcess;
 
 before(async () => {
+  if (NO_PG) return;
   db = await scratchPgDatabase();
   a = await pgProcess(db);
   b = await pgProcess(db);
@@ -39,7 +44,7 @@ async function account(): Promise<string> {
   return id;
 }
 
-test('caches hold: a write behind the store (no notification) is not seen by a process that cached the row', async () => {
+test('caches hold: a write behind the store (no notification) is not seen by a process that cached the row', { skip: NO_PG }, async () => {
   const id = await account();
   assert.equal((await b.accounts.get(id))?.active, true);
   await db.pool.query('UPDATE accounts SET active = 0 WHERE id = $1', [id]);
@@ -72,7 +77,7 @@ const scenarios: Array<{ name: string; read: (p: PgProcess, id: string) => Promi
 ];
 
 for (const s of scenarios) {
-  test(`${s.name} in one process is seen by another within 1 s, and never stale once its feed reported it`, async (t) => {
+  test(`${s.name} in one process is seen by another within the 3 s staleness bound, and never stale once its feed reported it`, { skip: NO_PG }, async (t) => {
     const id = await account();
     assert.equal(await s.read(b, id), s.stale);
     const q = b.queries();
@@ -83,13 +88,13 @@ for (const s of scenarios) {
     await s.write(id);
     assert.equal(await s.read(a, id), s.fresh, 'the writer sees its write at once');
     const reported = await waitFor(() => b.feed.current() !== version);
-    assert.ok(reported.ok, 'b was notified within 1 s');
+    assert.ok(reported.ok, 'b was notified within the 3 s bound');
     t.diagnostic(`notified after ${reported.elapsed} ms`);
     for (let i = 0; i < 5; i++) assert.equal(await s.read(b, id), s.fresh, 'never stale after the feed moved');
   });
 }
 
-test('a change is delivered on commit: a transaction that rolls back notifies no one, one that commits does', async () => {
+test('a change is delivered on commit: a transaction that rolls back notifies no one, one that commits does', { skip: NO_PG }, async () => {
   const id = await account();
   assert.equal((await b.accounts.get(id))?.active, true);
   for (const end of ['ROLLBACK', 'COMMIT']) {
@@ -111,7 +116,7 @@ test('a change is delivered on commit: a transaction that rolls back notifies no
   }
 });
 
-test("a write is seen by the writing process at once, before its own notification (the local bump)", async () => {
+test("a write is seen by the writing process at once, before its own notification (the local bump)", { skip: NO_PG }, async () => {
   // A version source that only this process's bumps move: no notification can help.
   const version = { n: 0, current: () => version.n, bump: () => void version.n++ };
   const accounts = new PgAccountsRepository(db.pool, createPgReadCaches(version));
@@ -125,7 +130,7 @@ test("a write is seen by the writing process at once, before its own notificatio
   assert.equal(version.n, 2);
 });
 
-test('while the listener is down nothing is cached: a write is seen at once; caching resumes on reconnection', async () => {
+test('while the listener is down nothing is cached: a write is seen at once; caching resumes on reconnection', { skip: NO_PG }, async () => {
   const id = await account();
   assert.equal((await b.accounts.get(id))?.active, true);
   const pid = b.feed.backendPid;
@@ -179,7 +184,7 @@ async function freezableRelay(target: { host: string; port: number }) {
   };
 }
 
-test('a listener that goes silent (no error, no close) counts as down within maxSilenceMs: nothing stale past the bound', async () => {
+test('a listener that goes silent (no error, no close) counts as down within maxSilenceMs: nothing stale past the bound', { skip: NO_PG }, async () => {
   const url = new URL(db.url);
   const relay = await freezableRelay({ host: url.hostname, port: Number(url.port) });
   url.host = `127.0.0.1:${relay.port}`;
@@ -192,11 +197,20 @@ test('a listener that goes silent (no error, no close) counts as down within max
     assert.ok((await waitFor(() => feed.listening)).ok);
 
     relay.freeze();
-    const frozenAt = Date.now();
+    const frozenAt = performance.now();
     await db.pool.query('UPDATE accounts SET active = 0 WHERE id = $1', [id]); // no notification either
-    const down = await waitFor(() => !feed.listening, 2000);
+    // The bound is checked on the feed's own word, not on how soon this test looked: the last moment it still
+    // vouched for its cache is at most maxSilenceMs after the freeze (plus a proof already in flight), however
+    // late a busy machine runs this loop.
+    let lastVouched = frozenAt;
+    const down = await waitFor(() => {
+      const at = performance.now();
+      if (!feed.listening) return true;
+      lastVouched = at;
+      return false;
+    }, 2000);
     assert.ok(down.ok, 'the feed stopped vouching for its cache');
-    assert.ok(Date.now() - frozenAt <= 400 + 300, `within the bound (${Date.now() - frozenAt} ms)`);
+    assert.ok(lastVouched - frozenAt <= 400 + 50, `within the bound (vouched ${Math.round(lastVouched - frozenAt)} ms after the freeze)`);
     assert.equal((await accounts.get(id))?.active, false, 'the write is seen');
     assert.ok((await waitFor(() => feed.listening, 5000)).ok, 'listening again on a new connection');
   } finally {
@@ -205,7 +219,7 @@ test('a listener that goes silent (no error, no close) counts as down within max
   }
 });
 
-test('start() rejects when PostgreSQL cannot be reached, so boot fails loudly', async () => {
+test('start() rejects when PostgreSQL cannot be reached, so boot fails loudly', { skip: NO_PG }, async () => {
   const closed = net.createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as net.AddressInfo).port;
@@ -216,7 +230,7 @@ test('start() rejects when PostgreSQL cannot be reached, so boot fails loudly', 
   assert.notEqual(feed.current(), feed.current(), 'a feed that is down answers a new version each time');
 });
 
-test('fromPool listens with the pool\'s settings, its hidden password included, on a connection of its own', async () => {
+test('fromPool listens with the pool\'s settings, its hidden password included, on a connection of its own', { skip: NO_PG }, async () => {
   const pool = new pg.Pool({ connectionString: db.url, password: 'unused-with-trust-auth', max: 1 });
   const feed = PgChangeFeed.fromPool(pool);
   try {

@@ -9,6 +9,10 @@ import { MIGRATIONS_DIR } from '../src/store/migrate';
 import { PG_MIGRATIONS_DIR, migratePg } from '../src/store/pg/migrate';
 import { createPgPool } from '../src/store/pg/pool';
 import { freshPgDatabase, type FreshPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: the PostgreSQL migrations are a second dialect of the SQLite ones, never a second schema. After both
 // are applied, every table has the same columns (same type and nullability, every text bytewise), and every index
@@ -21,6 +25,7 @@ let pool: pg.Pool;
 let sqlite: DB;
 
 before(async () => {
+  if (NO_PG) return;
   database = await freshPgDatabase();
   pool = createPgPool(database.url, { max: 2 });
   sqlite = openDatabase(':memory:');
@@ -39,7 +44,7 @@ test('both migration folders hold the same numbered files', () => {
   assert.deepEqual(sqlFiles(PG_MIGRATIONS_DIR), lite);
 });
 
-test('a fresh PostgreSQL database gets every migration once, and a second run applies nothing', async () => {
+test('a fresh PostgreSQL database gets every migration once, and a second run applies nothing', { skip: NO_PG }, async () => {
   assert.deepEqual(await migratePg(pool), sqlFiles(PG_MIGRATIONS_DIR));
   assert.deepEqual(await migratePg(pool), []);
   const rows = (await pool.query<{ version: number; name: string; applied_at: string }>('SELECT version, name, applied_at FROM schema_migrations ORDER BY version')).rows;
@@ -72,7 +77,7 @@ async function pgTables(): Promise<Map<string, Map<string, Column & { collation:
   return tables;
 }
 
-test('every table has the same columns in both stores, with the same type and nullability, and text compares bytewise', async () => {
+test('every table has the same columns in both stores, with the same type and nullability, and text compares bytewise', { skip: NO_PG }, async () => {
   await migratePg(pool);
   const lite = sqliteTables();
   const pgt = await pgTables();
@@ -128,7 +133,7 @@ async function pgIndexes(): Promise<Map<string, IndexShape>> {
   return new Map(rows.map((r) => [r.name, { table: r.table, unique: r.unique, partial: r.partial, keys: r.keys }]));
 }
 
-test('every index SQLite has is in PostgreSQL by the same name, over the same keys, and every unique constraint holds in both', async () => {
+test('every index SQLite has is in PostgreSQL by the same name, over the same keys, and every unique constraint holds in both', { skip: NO_PG }, async () => {
   await migratePg(pool);
   const lite = sqliteIndexes();
   const pgi = await pgIndexes();
@@ -146,7 +151,7 @@ test('every index SQLite has is in PostgreSQL by the same name, over the same ke
   assert.deepEqual(differences, []);
 });
 
-test('three processes migrating one fresh database at once all succeed and apply each file once', async () => {
+test('three processes migrating one fresh database at once all succeed and apply each file once', { skip: NO_PG }, async () => {
   const db = await freshPgDatabase();
   const pools = [1, 2, 3].map(() => createPgPool(db.url, { max: 1 }));
   try {
@@ -161,7 +166,7 @@ test('three processes migrating one fresh database at once all succeed and apply
   }
 });
 
-test('a migration that fails leaves nothing of itself behind and names its file', async () => {
+test('a migration that fails leaves nothing of itself behind and names its file', { skip: NO_PG }, async () => {
   const db = await freshPgDatabase();
   const p = createPgPool(db.url, { max: 1 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-pg-migrations-'));

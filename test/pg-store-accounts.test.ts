@@ -14,6 +14,10 @@ import { seal, sha256Hex } from '../src/lib/crypto';
 import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
 import { pgProcess, type PgProcess } from './helpers/pg-process';
 import type { SameAsync } from './helpers/async-contract';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: the PostgreSQL accounts, API keys and credentials repositories keep the SQLite ones' contract.
 
@@ -28,6 +32,7 @@ let db: ScratchDatabase;
 let p: PgProcess;
 
 before(async () => {
+  if (NO_PG) return;
   db = await scratchPgDatabase();
   p = await pgProcess(db);
 });
@@ -44,7 +49,7 @@ test('the repositories have the SQLite public methods, each async (checked by th
   assert.deepEqual(contracts, [true, true, true]);
 });
 
-test('create returns the active account and gives it default settings; get and getByWebhookToken find it', async () => {
+test('create returns the active account and gives it default settings; get and getByWebhookToken find it', { skip: NO_PG }, async () => {
   const a = await newAccount({ name: 'Loja Criada', email: 'Criada@Example.com' });
   assert.equal(a.active, true);
   assert.equal(a.name, 'Loja Criada');
@@ -60,14 +65,14 @@ test('create returns the active account and gives it default settings; get and g
   assert.deepEqual(rows, [{ gateway_fallbacks: '[]', response_format: 'full' }]);
 });
 
-test('create is one statement: a refused account leaves no settings row behind', async () => {
+test('create is one statement: a refused account leaves no settings row behind', { skip: NO_PG }, async () => {
   const a = await newAccount();
   await assert.rejects(newAccount({ webhookToken: a.webhookToken }), { code: '23505' });
   const { rows } = await db.pool.query('SELECT COUNT(*) AS n FROM settings s LEFT JOIN accounts a ON a.id = s.account_id WHERE a.id IS NULL');
   assert.equal(rows[0].n, 0);
 });
 
-test('list is ordered by creation, then id (bytewise)', async () => {
+test('list is ordered by creation, then id (bytewise)', { skip: NO_PG }, async () => {
   const made = [await newAccount({ id: 'acc_B' }), await newAccount({ id: 'acc_a' })];
   await db.pool.query("UPDATE accounts SET created_at = '2000-01-01T00:00:00.000Z' WHERE id IN ('acc_B', 'acc_a')");
   const listed = (await p.accounts.list()).filter((a) => made.some((m) => m.id === a.id)).map((a) => a.id);
@@ -75,7 +80,7 @@ test('list is ordered by creation, then id (bytewise)', async () => {
   assert.deepEqual((await p.accounts.list()).slice(0, 2).map((a) => a.id), ['acc_B', 'acc_a']);
 });
 
-test('setActive answers whether the account exists, and get sees the change at once', async () => {
+test('setActive answers whether the account exists, and get sees the change at once', { skip: NO_PG }, async () => {
   const a = await newAccount();
   assert.equal((await p.accounts.get(a.id))?.active, true);
   assert.equal(await p.accounts.setActive(a.id, false), true);
@@ -85,7 +90,7 @@ test('setActive answers whether the account exists, and get sees the change at o
   assert.equal(await p.accounts.setActive('acc_nope', false), false);
 });
 
-test('saveSettings round-trips core and gateway-declared settings; unknown keys are not stored', async () => {
+test('saveSettings round-trips core and gateway-declared settings; unknown keys are not stored', { skip: NO_PG }, async () => {
   const a = await newAccount();
   const before = await p.accounts.settings(a.id);
   const declared = gatewaySettingNames();
@@ -100,11 +105,11 @@ test('saveSettings round-trips core and gateway-declared settings; unknown keys 
   assert.deepEqual(Object.keys(JSON.parse(rows[0].gateway_settings)).sort(), [...declared].sort());
 });
 
-test('settings of an account with no settings row are the defaults', async () => {
+test('settings of an account with no settings row are the defaults', { skip: NO_PG }, async () => {
   assert.deepEqual(await p.accounts.settings('acc_without_settings'), defaultSettings());
 });
 
-test('cached reads are frozen, so no caller can change what the next request reads', async () => {
+test('cached reads are frozen, so no caller can change what the next request reads', { skip: NO_PG }, async () => {
   const a = await newAccount();
   const got = (await p.accounts.get(a.id))!;
   assert.throws(() => { (got as { active: boolean }).active = false; }, TypeError);
@@ -113,7 +118,7 @@ test('cached reads are frozen, so no caller can change what the next request rea
   assert.equal((await p.accounts.get(a.id))?.active, true);
 });
 
-test('a second read of an account, its settings, a key or a credential is served from the cache', async () => {
+test('a second read of an account, its settings, a key or a credential is served from the cache', { skip: NO_PG }, async () => {
   const a = await newAccount();
   await p.apiKeys.replace(a.id, sha256Hex('tk_cached'), 'tk_…ched');
   await p.credentials.upsert(a.id, 'gw_one', seal(Buffer.alloc(32, 1), 'secret', 'aad'), { secretKey: 'sk_…1234' });
@@ -127,7 +132,7 @@ test('a second read of an account, its settings, a key or a credential is served
   assert.equal(p.queries(), before, 'no statement ran for the second reads');
 });
 
-test('replace revokes every live key of the account and stores the new hash; findByHash and live follow', async () => {
+test('replace revokes every live key of the account and stores the new hash; findByHash and live follow', { skip: NO_PG }, async () => {
   const a = await newAccount();
   assert.equal(await p.apiKeys.live(a.id), undefined);
   await p.apiKeys.replace(a.id, sha256Hex('tk_one'), 'tk_…_one');
@@ -147,7 +152,7 @@ test('replace revokes every live key of the account and stores the new hash; fin
   assert.equal(await p.apiKeys.findByHash(sha256Hex('tk_unknown')), undefined);
 });
 
-test('replace is atomic: a hash already taken fails the rotation and the old key keeps working', async () => {
+test('replace is atomic: a hash already taken fails the rotation and the old key keeps working', { skip: NO_PG }, async () => {
   const a = await newAccount();
   const b = await newAccount();
   await p.apiKeys.replace(a.id, sha256Hex('tk_a'), 'a');
@@ -157,7 +162,7 @@ test('replace is atomic: a hash already taken fails the rotation and the old key
   assert.equal((await p.apiKeys.live(a.id))?.hint, 'a');
 });
 
-test('concurrent rotations of one account from three pools leave exactly one live key', async () => {
+test('concurrent rotations of one account from three pools leave exactly one live key', { skip: NO_PG }, async () => {
   const pools = [db.newPool(), db.newPool(), db.newPool()];
   const others = pools.map(pgProcessOn);
   try {
@@ -178,7 +183,7 @@ function pgProcessOn(pool: import('pg').Pool): PgApiKeysRepository {
   return new PgApiKeysRepository(pool, createPgReadCaches({ current: () => 0, bump: () => undefined }));
 }
 
-test('credentials: upsert stores the sealed bytes as they were; a second upsert replaces them and keeps createdAt', async () => {
+test('credentials: upsert stores the sealed bytes as they were; a second upsert replaces them and keeps createdAt', { skip: NO_PG }, async () => {
   const a = await newAccount();
   const key = Buffer.alloc(32, 7);
   const first = seal(key, 'sk_live_first', `${a.id}:gw_one`);
@@ -199,7 +204,7 @@ test('credentials: upsert stores the sealed bytes as they were; a second upsert 
   assert.ok(replaced.updatedAt > got.updatedAt);
 });
 
-test('credentials: list by gateway, get by account and gateway, delete answers whether a row went', async () => {
+test('credentials: list by gateway, get by account and gateway, delete answers whether a row went', { skip: NO_PG }, async () => {
   const a = await newAccount();
   const b = await newAccount();
   const sealed = seal(Buffer.alloc(32, 3), 'x', 'aad');
@@ -214,7 +219,7 @@ test('credentials: list by gateway, get by account and gateway, delete answers w
   assert.deepEqual(await p.credentials.list('acc_nope'), []);
 });
 
-test('replace in a store transaction is part of it: rolled back with it, the old key still works', async () => {
+test('replace in a store transaction is part of it: rolled back with it, the old key still works', { skip: NO_PG }, async () => {
   const a = await newAccount();
   await p.apiKeys.replace(a.id, sha256Hex(`tk_${a.id}_old`), 'old');
   const client = await db.pool.connect();
@@ -230,7 +235,7 @@ test('replace in a store transaction is part of it: rolled back with it, the old
   assert.equal(await p.apiKeys.findByHash(sha256Hex(`tk_${a.id}_new`)), undefined);
 });
 
-test('atomically: its own transaction on the pool or an idle client; nothing stays of work that failed', async () => {
+test('atomically: its own transaction on the pool or an idle client; nothing stays of work that failed', { skip: NO_PG }, async () => {
   const a = await newAccount();
   const insertKey = (q: Queryable, n: string) => q.query("INSERT INTO api_keys (id, account_id, key_hash, key_hint, created_at) VALUES ($1, $2, $1, 'h', 'now')", [n, a.id]);
   const boom = new Error('boom');
@@ -250,7 +255,7 @@ test('atomically: its own transaction on the pool or an idle client; nothing sta
   assert.equal(db.pool.idleCount, db.pool.totalCount, 'every client went back to the pool');
 });
 
-test("a transaction reads its own writes, and what it read is not kept for others: a rollback leaves no phantom key or account state", async () => {
+test("a transaction reads its own writes, and what it read is not kept for others: a rollback leaves no phantom key or account state", { skip: NO_PG }, async () => {
   const a = await newAccount();
   await p.accounts.setActive(a.id, false);
   await p.apiKeys.replace(a.id, sha256Hex(`tk_${a.id}_old`), 'old');

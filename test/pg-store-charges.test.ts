@@ -5,6 +5,10 @@ import type { AttemptRecord, ChargeRecord } from '../src/store/charges';
 import { PgChargesRepository, type PgChargesShared } from '../src/store/pg/charges';
 import { atomically } from '../src/store/pg/queryable';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: ChargesRepository's contract on a real PostgreSQL, one database for this file.
 
@@ -13,6 +17,7 @@ let charges: PgChargesRepository;
 let shared: PgChargesShared;
 
 before(async () => {
+  if (NO_PG) return;
   db = await migratedPgDatabase();
   shared = {};
   charges = new PgChargesRepository(db.pool, shared);
@@ -41,7 +46,7 @@ async function row(id: string): Promise<Record<string, unknown>> {
   return (await db.pool.query({ text: 'SELECT * FROM charges WHERE id = $1', values: [id] })).rows[0];
 }
 
-test('a charge reads back as it was written: booleans, null, JSON fields and cents as numbers', async () => {
+test('a charge reads back as it was written: booleans, null, JSON fields and cents as numbers', { skip: NO_PG }, async () => {
   const c = charge({
     fallbackUsed: true, captured: false, externalId: 'ext_rt', refs: { chargeId: 'ch_rt' }, amount: 2 ** 40, paidAmount: 1,
     card: { brand: 'visa', last4: '4242' } as ChargeRecord['card'], metadata: { pedido: 'ação 1' },
@@ -62,7 +67,7 @@ test('a charge reads back as it was written: booleans, null, JSON fields and cen
   assert.equal((await charges.get('acc_1', nulls.id))!.captured, true);
 });
 
-test('update writes only the columns of the patch (and updated_at), never a whole row read earlier', async () => {
+test('update writes only the columns of the patch (and updated_at), never a whole row read earlier', { skip: NO_PG }, async () => {
   const c = charge({ description: 'antes' });
   await charges.insert(c, NO_LOCK);
   // Another writer changes two columns after this caller read the charge.
@@ -83,7 +88,7 @@ test('update writes only the columns of the patch (and updated_at), never a whol
   assert.deepEqual([cleared.metadata, cleared.captured, cleared.status], [null, null, 'approved']);
 });
 
-test('update never moves a charge to another account or id, even when a cast patch names them', async () => {
+test('update never moves a charge to another account or id, even when a cast patch names them', { skip: NO_PG }, async () => {
   const c = charge();
   await charges.insert(c, NO_LOCK);
   await charges.update(c.id, { accountId: 'acc_2', id: 'chg_other', status: 'failed' } as never);
@@ -92,7 +97,7 @@ test('update never moves a charge to another account or id, even when a cast pat
   assert.equal(await charges.getById('chg_other'), undefined);
 });
 
-test('findByAnyId finds a charge by its own id, its gateway id and each of its refs, only in its account', async () => {
+test('findByAnyId finds a charge by its own id, its gateway id and each of its refs, only in its account', { skip: NO_PG }, async () => {
   // Refs ids are indexed while the account's compatibility mode is the charge's gateway (test/native-id-index.test.ts).
   await db.pool.query(`INSERT INTO settings (account_id, gateway_fallbacks, compatibility_mode, response_format, updated_at)
     VALUES ('acc_1', '[]', 'gw_a', 'full', 'x') ON CONFLICT (account_id) DO UPDATE SET compatibility_mode = excluded.compatibility_mode`);
@@ -114,7 +119,7 @@ test('findByAnyId finds a charge by its own id, its gateway id and each of its r
   assert.equal((await charges.findByAnyId('acc_1', c.id))?.id, c.id);
 });
 
-test('a patch and its gateway ids are written together or not at all inside a transaction', async () => {
+test('a patch and its gateway ids are written together or not at all inside a transaction', { skip: NO_PG }, async () => {
   const c = charge();
   await charges.insert(c, NO_LOCK);
   await assert.rejects(atomically(db.pool, async (client) => {
@@ -125,7 +130,7 @@ test('a patch and its gateway ids are written together or not at all inside a tr
   assert.equal(await charges.findByAnyId('acc_1', 'pay_rolled_back'), undefined);
 });
 
-test('attempts are recorded, finished and listed in order; the shared listener hears every write from any instance', async () => {
+test('attempts are recorded, finished and listed in order; the shared listener hears every write from any instance', { skip: NO_PG }, async () => {
   const c = charge();
   await charges.insert(c, NO_LOCK);
   const heard: Array<[string, string]> = [];
@@ -156,7 +161,7 @@ test('attempts are recorded, finished and listed in order; the shared listener h
   assert.deepEqual(await charges.attempts('chg_none'), []);
 });
 
-test('reconciler bookkeeping: processing count, schedule, attempts so far, and which charges are due', async () => {
+test('reconciler bookkeeping: processing count, schedule, attempts so far, and which charges are due', { skip: NO_PG }, async () => {
   const base = await charges.processingCount();
   const due = charge({ id: 'chg_sched_due' });
   const later = charge({ id: 'chg_sched_later' });
@@ -178,7 +183,7 @@ test('reconciler bookkeeping: processing count, schedule, attempts so far, and w
   assert.ok(await charges.tryLock(due.id, 'looker', 10_000, 1), 'dueForReconcile only looks: the charge is still free');
 });
 
-test('the lock: one holder at a time, a live lease is refused, an expired one is taken over, unlock only by the holder', async () => {
+test('the lock: one holder at a time, a live lease is refused, an expired one is taken over, unlock only by the holder', { skip: NO_PG }, async () => {
   const c = charge();
   await charges.insert(c, { owner: 'creator', expiresAt: 1_000 });
   assert.equal(await charges.tryLock(c.id, 'a', 999, 500), false, 'the creator holds it until its lease ends');
@@ -205,7 +210,7 @@ async function processes(): Promise<Array<{ pool: pg.Pool; charges: PgChargesRep
   }));
 }
 
-test('20 callers in 3 processes race for one charge lock: exactly one wins, every time', async () => {
+test('20 callers in 3 processes race for one charge lock: exactly one wins, every time', { skip: NO_PG }, async () => {
   const procs = await processes();
   for (let round = 0; round < 10; round++) {
     const c = charge();
@@ -218,7 +223,7 @@ test('20 callers in 3 processes race for one charge lock: exactly one wins, ever
   }
 });
 
-test('50 concurrent nextSeq calls from 3 processes get 1..50, each once', async () => {
+test('50 concurrent nextSeq calls from 3 processes get 1..50, each once', { skip: NO_PG }, async () => {
   const procs = await processes();
   const c = charge();
   await charges.insert(c, NO_LOCK);
@@ -229,7 +234,7 @@ test('50 concurrent nextSeq calls from 3 processes get 1..50, each once', async 
   assert.equal(await charges.nextSeq('chg_none'), undefined);
 });
 
-test('claimDueForReconcile from 3 processes at once: disjoint sets that cover every due charge, each then held by its claimer', async () => {
+test('claimDueForReconcile from 3 processes at once: disjoint sets that cover every due charge, each then held by its claimer', { skip: NO_PG }, async () => {
   await insertPgAccount(db.pool, 'acc_claim');
   const now = 1_000_000;
   // The other tests' processing charges are left out of this one: they fall due much later.
@@ -280,7 +285,7 @@ test('claimDueForReconcile from 3 processes at once: disjoint sets that cover ev
   assert.deepEqual(ordered, [...due].sort((a, b) => Number(b.slice(-3)) - Number(a.slice(-3))).slice(0, 3));
 });
 
-test('list: newest first, ties by id bytewise, pages by cursor and offset, filters by status and gateway', async () => {
+test('list: newest first, ties by id bytewise, pages by cursor and offset, filters by status and gateway', { skip: NO_PG }, async () => {
   const at = (s: number) => `2024-06-01T00:00:${String(s).padStart(2, '0')}.000Z`;
   // Ties on created_at; ids differing in case order bytewise ('B' < 'a'), as SQLite does.
   const specs: Array<[string, number, string, string]> = [

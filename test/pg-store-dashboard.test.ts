@@ -9,6 +9,10 @@ import { PgSessionsRepository } from '../src/store/pg/sessions';
 import { sha256Hex } from '../src/lib/crypto';
 import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
 import type { SameAsync } from './helpers/async-contract';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: the PostgreSQL dashboard sign-ins and sessions keep the SQLite contract; e-mails match whatever
 // their ASCII case, exactly as SQLite's COLLATE NOCASE does.
@@ -22,6 +26,7 @@ let lite: DB;
 let liteLogins: LoginsRepository;
 
 before(async () => {
+  if (NO_PG) return;
   db = await scratchPgDatabase();
   logins = new PgLoginsRepository(db.pool);
   sessions = new PgSessionsRepository(db.pool);
@@ -61,7 +66,7 @@ const LOOKUPS: Array<[string, string | null]> = [
   ['%@example.com', null],
 ];
 
-test('operator e-mails match whatever their ASCII case, as in SQLite (NOCASE), non-ASCII letters as typed', async () => {
+test('operator e-mails match whatever their ASCII case, as in SQLite (NOCASE), non-ASCII letters as typed', { skip: NO_PG }, async () => {
   for (const [i, email] of STORED.entries()) {
     await logins.createOperator(`op_${i}`, email, `hash_${i}`);
     await liteLogins.createOperator(`op_${i}`, email, `hash_${i}`);
@@ -74,7 +79,7 @@ test('operator e-mails match whatever their ASCII case, as in SQLite (NOCASE), n
   assert.deepEqual(await logins.operator('admin@example.com'), { id: 'op_0', email: 'Admin@Example.com', passwordHash: 'hash_0' });
 });
 
-test('one operator per e-mail whatever its ASCII case; an address differing in a non-ASCII letter is another one', async () => {
+test('one operator per e-mail whatever its ASCII case; an address differing in a non-ASCII letter is another one', { skip: NO_PG }, async () => {
   await assert.rejects(logins.createOperator('op_dup', 'ADMIN@example.COM', 'h'), { code: '23505' });
   await assert.rejects(liteLogins.createOperator('op_dup', 'ADMIN@example.COM', 'h'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
   await logins.createOperator('op_jose', 'josé@exemplo.com.br', 'h');
@@ -83,7 +88,7 @@ test('one operator per e-mail whatever its ASCII case; an address differing in a
   assert.equal((await logins.operator('JOSÉ@exemplo.com.br'))?.id, 'op_1');
 });
 
-test('operatorById and setOperatorPassword', async () => {
+test('operatorById and setOperatorPassword', { skip: NO_PG }, async () => {
   await logins.createOperator('op_pw', 'pw@example.com', 'old');
   assert.deepEqual(await logins.operatorById('op_pw'), { id: 'op_pw', email: 'pw@example.com', passwordHash: 'old' });
   await logins.setOperatorPassword('op_pw', 'new');
@@ -93,7 +98,7 @@ test('operatorById and setOperatorPassword', async () => {
   assert.equal(await logins.operatorById('op_nope'), undefined);
 });
 
-test('owners: setOwner creates then replaces the login; owner(email) matches ASCII case; ownerOf by account', async () => {
+test('owners: setOwner creates then replaces the login; owner(email) matches ASCII case; ownerOf by account', { skip: NO_PG }, async () => {
   const acc = await account();
   assert.equal(await logins.ownerOf(acc), undefined);
   await logins.setOwner(acc, 'Dono@Loja.com', 'h1');
@@ -110,7 +115,7 @@ test('owners: setOwner creates then replaces the login; owner(email) matches ASC
   for (const [lookup] of LOOKUPS) assert.deepEqual(await logins.owner(lookup), await liteLogins.owner(lookup));
 });
 
-test('invitations: a new one ends the earlier unused ones; used once only', async () => {
+test('invitations: a new one ends the earlier unused ones; used once only', { skip: NO_PG }, async () => {
   const acc = await account();
   await logins.invite(acc, sha256Hex('first'), 1_000_000);
   const first = (await logins.invitation(sha256Hex('first')))!;
@@ -125,7 +130,7 @@ test('invitations: a new one ends the earlier unused ones; used once only', asyn
   assert.equal(await logins.invitation(sha256Hex('unknown')), undefined);
 });
 
-test('invitations made at once by three pools leave exactly one working link', async () => {
+test('invitations made at once by three pools leave exactly one working link', { skip: NO_PG }, async () => {
   const pools = [db.newPool(), db.newPool(), db.newPool()];
   try {
     for (let round = 0; round < 8; round++) {
@@ -140,7 +145,7 @@ test('invitations made at once by three pools leave exactly one working link', a
   }
 });
 
-test('two tabs using one invitation link at once from two pools: exactly one wins', async () => {
+test('two tabs using one invitation link at once from two pools: exactly one wins', { skip: NO_PG }, async () => {
   const pools = [db.newPool(), db.newPool()];
   try {
     for (let round = 0; round < 5; round++) {
@@ -155,7 +160,7 @@ test('two tabs using one invitation link at once from two pools: exactly one win
   }
 });
 
-test('sessions: create, get, revoke one, revoke all of a subject (of that kind only)', async () => {
+test('sessions: create, get, revoke one, revoke all of a subject (of that kind only)', { skip: NO_PG }, async () => {
   const day = 86_400_000;
   await sessions.create('h_op1', 'operator', 'op_1', 1000, 1000 + day);
   await sessions.create('h_op2', 'operator', 'op_1', 2000, 2000 + day);
@@ -172,7 +177,7 @@ test('sessions: create, get, revoke one, revoke all of a subject (of that kind o
   await assert.rejects(sessions.create('h_bad', 'admin' as never, 'x', 1, 2), { code: '23514' });
 });
 
-test('sessions: a new session drops rows more than a day past their expiry, and only those', async () => {
+test('sessions: a new session drops rows more than a day past their expiry, and only those', { skip: NO_PG }, async () => {
   const day = 86_400_000;
   const now = 100 * day;
   await sessions.create('h_long_gone', 'owner', 'acc_1', 0, now - day - 1);

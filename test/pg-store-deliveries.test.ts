@@ -5,6 +5,10 @@ import type { DeliveriesRepository, DeliveryAttemptRecord } from '../src/store/d
 import { PgDeliveriesRepository } from '../src/store/pg/deliveries';
 import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
 import type { SameAsync } from './helpers/async-contract';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: the PostgreSQL outbox keeps the SQLite contract (leases held across processes), and claimDue hands
 // each due delivery to exactly one of several processes (SQLite has claimDue too, one atomic UPDATE per delivery).
@@ -15,6 +19,7 @@ let db: ScratchDatabase;
 let deliveries: PgDeliveriesRepository;
 
 before(async () => {
+  if (NO_PG) return;
   db = await scratchPgDatabase();
   deliveries = new PgDeliveriesRepository(db.pool);
 });
@@ -47,7 +52,7 @@ test('the repository has the SQLite public methods, each async, plus claimDue (c
   assert.equal(contract, true);
 });
 
-test('deliveries: insert, get, forEvent; attempts recorded by finishAttempt, in order', async () => {
+test('deliveries: insert, get, forEvent; attempts recorded by finishAttempt, in order', { skip: NO_PG }, async () => {
   const acc = await account();
   const id = await delivery(acc, { nextAttemptAt: 5000, giveUpAt: 259_200_000 });
   const d = (await deliveries.get(id))!;
@@ -71,7 +76,7 @@ test('deliveries: insert, get, forEvent; attempts recorded by finishAttempt, in 
   assert.deepEqual(await deliveries.attempts('dlv_nope'), []);
 });
 
-test('deliveries: a lease keeps others out until it expires; only its holder finishes or releases it', async () => {
+test('deliveries: a lease keeps others out until it expires; only its holder finishes or releases it', { skip: NO_PG }, async () => {
   const acc = await account();
   const id = await delivery(acc, { nextAttemptAt: 1000 }, { owner: 'creator', expiresAt: 31_000 });
   assert.equal(await deliveries.claim(id, 'other', 30_999, 30_000), false, 'held by its creator');
@@ -91,7 +96,7 @@ test('deliveries: a lease keeps others out until it expires; only its holder fin
   assert.equal((await deliveries.attempts(id)).length, 1);
 });
 
-test('deliveries: due lists pending, due, unheld ones by next attempt; backlog counts pending ones', async () => {
+test('deliveries: due lists pending, due, unheld ones by next attempt; backlog counts pending ones', { skip: NO_PG }, async () => {
   await db.pool.query('DELETE FROM delivery_attempts');
   await db.pool.query('DELETE FROM deliveries');
   const acc = await account();
@@ -110,7 +115,7 @@ test('deliveries: due lists pending, due, unheld ones by next attempt; backlog c
   assert.ok(held);
 });
 
-test('claimDue takes the lease on due deliveries in due order and leaves held, future and finished ones', async () => {
+test('claimDue takes the lease on due deliveries in due order and leaves held, future and finished ones', { skip: NO_PG }, async () => {
   await db.pool.query('DELETE FROM delivery_attempts');
   await db.pool.query('DELETE FROM deliveries');
   const acc = await account();
@@ -134,7 +139,7 @@ test('claimDue takes the lease on due deliveries in due order and leaves held, f
   assert.deepEqual(rows, [{ lease_expires_at: 65_000 }]);
 });
 
-test('claimDue from three pools at once: disjoint sets that cover every due delivery', async () => {
+test('claimDue from three pools at once: disjoint sets that cover every due delivery', { skip: NO_PG }, async () => {
   await db.pool.query('DELETE FROM delivery_attempts');
   await db.pool.query('DELETE FROM deliveries');
   const acc = await account();
@@ -167,7 +172,7 @@ test('claimDue from three pools at once: disjoint sets that cover every due deli
   }
 });
 
-test('claim of one delivery by three pools at once: exactly one holder', async () => {
+test('claim of one delivery by three pools at once: exactly one holder', { skip: NO_PG }, async () => {
   const acc = await account();
   const pools = [db.newPool(), db.newPool(), db.newPool()];
   try {
@@ -183,7 +188,7 @@ test('claim of one delivery by three pools at once: exactly one holder', async (
   }
 });
 
-test('claimDue skips a delivery another process has locked instead of waiting for it', async () => {
+test('claimDue skips a delivery another process has locked instead of waiting for it', { skip: NO_PG }, async () => {
   await db.pool.query('DELETE FROM delivery_attempts');
   await db.pool.query('DELETE FROM deliveries');
   const acc = await account();

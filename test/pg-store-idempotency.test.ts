@@ -2,6 +2,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PgIdempotencyRepository } from '../src/store/pg/idempotency';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: IdempotencyRepository's contract on a real PostgreSQL, one database for this file.
 
@@ -11,6 +15,7 @@ let db: MigratedPgDatabase;
 let keys: PgIdempotencyRepository;
 
 before(async () => {
+  if (NO_PG) return;
   db = await migratedPgDatabase();
   keys = new PgIdempotencyRepository(db.pool);
   for (const id of ['acc_1', 'acc_2']) await insertPgAccount(db.pool, id);
@@ -29,7 +34,7 @@ async function processes(): Promise<PgIdempotencyRepository[]> {
   }));
 }
 
-test('claim, complete and get: the stored answer reads back whole, per account', async () => {
+test('claim, complete and get: the stored answer reads back whole, per account', { skip: NO_PG }, async () => {
   assert.equal(await keys.get('acc_1', 'k-rt'), undefined);
   assert.equal(await keys.claim('acc_1', 'k-rt', 'hash-1', 1_000, TTL), true);
   assert.deepEqual(await keys.get('acc_1', 'k-rt'), {
@@ -45,7 +50,7 @@ test('claim, complete and get: the stored answer reads back whole, per account',
   assert.equal(await keys.claim('acc_2', 'k-rt', 'hash-2', 1_000, TTL), true, 'the same key in another account is its own');
 });
 
-test('a live entry refuses a second claim; an expired one is taken over and starts empty', async () => {
+test('a live entry refuses a second claim; an expired one is taken over and starts empty', { skip: NO_PG }, async () => {
   assert.equal(await keys.claim('acc_1', 'k-exp', 'hash-1', 1_000, 500), true);
   await keys.complete('acc_1', 'k-exp', 200, { a: 'b' }, 'old');
   assert.equal(await keys.claim('acc_1', 'k-exp', 'hash-2', 1_499, 500), false, 'still live');
@@ -56,7 +61,7 @@ test('a live entry refuses a second claim; an expired one is taken over and star
   });
 });
 
-test('a follow-up key bound to its operation is re-opened once for a retry: after its request died, or after a 5xx', async () => {
+test('a follow-up key bound to its operation is re-opened once for a retry: after its request died, or after a 5xx', { skip: NO_PG }, async () => {
   assert.equal(await keys.claim('acc_1', 'k-op', 'hash-1', 1_000, TTL), true);
   await keys.linkOperation('acc_1', 'k-op', 'chg_9', 4);
   assert.deepEqual({ ...(await keys.get('acc_1', 'k-op'))!, expiresAt: 0 }, {
@@ -73,7 +78,7 @@ test('a follow-up key bound to its operation is re-opened once for a retry: afte
   assert.equal((await keys.get('acc_1', 'k-op'))!.operationSeq, 4);
 });
 
-test('50 concurrent claims of one new key from 3 processes: exactly one is true', async () => {
+test('50 concurrent claims of one new key from 3 processes: exactly one is true', { skip: NO_PG }, async () => {
   const procs = await processes();
   for (let round = 0; round < 5; round++) {
     const key = `k-race-${round}`;
@@ -84,7 +89,7 @@ test('50 concurrent claims of one new key from 3 processes: exactly one is true'
   }
 });
 
-test('50 concurrent claims of one expired key from 3 processes: exactly one takes it over', async () => {
+test('50 concurrent claims of one expired key from 3 processes: exactly one takes it over', { skip: NO_PG }, async () => {
   const procs = await processes();
   for (let round = 0; round < 5; round++) {
     const key = `k-race-expired-${round}`;
@@ -96,7 +101,7 @@ test('50 concurrent claims of one expired key from 3 processes: exactly one take
   }
 });
 
-test('takeOverStale: only an unfinished, unlinked, old enough claim of the same request, and only one taker', async () => {
+test('takeOverStale: only an unfinished, unlinked, old enough claim of the same request, and only one taker', { skip: NO_PG }, async () => {
   await keys.claim('acc_1', 'k-stale', 'hash-s', 1_000, TTL);
   assert.equal(await keys.takeOverStale('acc_1', 'k-stale', 'hash-s', 5_000, 999), false, 'not old enough');
   assert.equal(await keys.takeOverStale('acc_1', 'k-stale', 'hash-other', 5_000, 1_000), false, 'another request body');
@@ -115,7 +120,7 @@ test('takeOverStale: only an unfinished, unlinked, old enough claim of the same 
   assert.equal(await keys.takeOverStale('acc_1', 'k-done', 'hash-d', 5_000, 1_000), false, 'a finished request is replayed, not redone');
 });
 
-test('release forgets only an unfinished claim', async () => {
+test('release forgets only an unfinished claim', { skip: NO_PG }, async () => {
   await keys.claim('acc_1', 'k-rel', 'hash', 1_000, TTL);
   await keys.release('acc_1', 'k-rel');
   assert.equal(await keys.get('acc_1', 'k-rel'), undefined);
@@ -125,7 +130,7 @@ test('release forgets only an unfinished claim', async () => {
   assert.equal((await keys.get('acc_1', 'k-rel-done'))!.statusCode, 402);
 });
 
-test('purgeExpired deletes what expired by now and says how many', async () => {
+test('purgeExpired deletes what expired by now and says how many', { skip: NO_PG }, async () => {
   await insertPgAccount(db.pool, 'acc_purge');
   const before = (await db.pool.query<{ n: number }>('SELECT COUNT(*) AS n FROM idempotency_keys WHERE expires_at <= 50000000')).rows[0].n;
   for (let i = 0; i < 4; i++) await keys.claim('acc_purge', `k-p-${i}`, 'h', 50_000_000 - 1_000 + i * 500, 600);

@@ -14,6 +14,10 @@ import { PgCustomersRepository } from '../src/store/pg/customers';
 import { PgIdempotencyRepository } from '../src/store/pg/idempotency';
 import { PgMetaRepository } from '../src/store/pg/meta';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: each PostgreSQL repository is the SQLite one with every method async. The types say so at compile time
 // (same names, same parameters, the same result in a Promise), and one scenario run on both stores gives the same
@@ -179,6 +183,7 @@ let pgdb: MigratedPgDatabase;
 let lite: DB;
 
 before(async () => {
+  if (NO_PG) return;
   pgdb = await migratedPgDatabase();
   lite = openDatabase(':memory:');
 });
@@ -188,7 +193,7 @@ after(async () => {
   await pgdb?.close();
 });
 
-test('one scenario on SQLite and on PostgreSQL gives the same answers, call by call', async () => {
+test('one scenario on SQLite and on PostgreSQL gives the same answers, call by call', { skip: NO_PG }, async () => {
   for (const id of ['acc_p', 'acc_q']) {
     await insertPgAccount(pgdb.pool, id);
     lite.prepare("INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, 'x', 'x@example.com', 1, ?, 'x', 'x')").run(id, `whk_${id}`);

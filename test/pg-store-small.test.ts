@@ -9,6 +9,10 @@ import { PgCoproducersRepository } from '../src/store/pg/coproducers';
 import { PgCustomersRepository } from '../src/store/pg/customers';
 import { PgMetaRepository } from '../src/store/pg/meta';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: the contracts of CustomersRepository, CoproducersRepository, ChargeStatsRepository and MetaRepository on a
 // real PostgreSQL, one database for this file.
@@ -16,6 +20,7 @@ import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './
 let db: MigratedPgDatabase;
 
 before(async () => {
+  if (NO_PG) return;
   db = await migratedPgDatabase();
   for (const id of ['acc_1', 'acc_2']) await insertPgAccount(db.pool, id);
 });
@@ -31,7 +36,7 @@ function customer(over: Partial<CustomerRecord>): CustomerRecord {
   };
 }
 
-test('customers: insert and read back by gateway id, by own or gateway id, newest by document, listed newest first', async () => {
+test('customers: insert and read back by gateway id, by own or gateway id, newest by document, listed newest first', { skip: NO_PG }, async () => {
   const customers = new PgCustomersRepository(db.pool);
   const full = customer({
     id: 'cus_rg_1', externalId: 'cus_g1', phone: '+5511999990000', createdAt: '2024-01-01T00:00:01.000Z',
@@ -67,7 +72,7 @@ function coproducer(over: Partial<CoproducerRecord>): CoproducerRecord {
   };
 }
 
-test('coproducers: insert, get, by e-mail in any case, delete', async () => {
+test('coproducers: insert, get, by e-mail in any case, delete', { skip: NO_PG }, async () => {
   const coproducers = new PgCoproducersRepository(db.pool);
   const ana = coproducer({ id: 'cop_ana', recipients: { gw_a: 're_1', gw_b: 'acc_b_1' } });
   await coproducers.insert(ana);
@@ -81,7 +86,7 @@ test('coproducers: insert, get, by e-mail in any case, delete', async () => {
   assert.equal(await coproducers.get('acc_1', 'cop_ana'), undefined);
 });
 
-test('coproducers: an e-mail taken in the account fails insert and update with unique_violation (23505); update sets only what it is given', async () => {
+test('coproducers: an e-mail taken in the account fails insert and update with unique_violation (23505); update sets only what it is given', { skip: NO_PG }, async () => {
   const coproducers = new PgCoproducersRepository(db.pool);
   await coproducers.insert(coproducer({ id: 'cop_1', email: 'um@example.com', name: 'Um' }));
   await coproducers.insert(coproducer({ id: 'cop_2', email: 'dois@example.com', name: 'Dois', recipients: { gw_b: 're_2' } }));
@@ -100,7 +105,7 @@ test('coproducers: an e-mail taken in the account fails insert and update with u
   assert.equal((await coproducers.get('acc_1', 'cop_2'))!.name, 'Dois Novo', "another account's update touches nothing");
 });
 
-test('coproducers: listed newest first, ties by id bytewise, paged by cursor', async () => {
+test('coproducers: listed newest first, ties by id bytewise, paged by cursor', { skip: NO_PG }, async () => {
   await insertPgAccount(db.pool, 'acc_cop_list');
   const coproducers = new PgCoproducersRepository(db.pool);
   const specs: Array<[string, string]> = [['cop_a', '01'], ['cop_B', '01'], ['cop_c', '02'], ['cop_d', '03'], ['cop_E', '03']];
@@ -120,7 +125,7 @@ test('coproducers: listed newest first, ties by id bytewise, paged by cursor', a
   assert.deepEqual(paged, want);
 });
 
-test('charge stats: per calendar day in Brazil (UTC-3) and gateway since an instant, approved counting refunded, ordered by day then gateway', async () => {
+test('charge stats: per calendar day in Brazil (UTC-3) and gateway since an instant, approved counting refunded, ordered by day then gateway', { skip: NO_PG }, async () => {
   await insertPgAccount(db.pool, 'acc_stats');
   const charges = new PgChargesRepository(db.pool, {});
   const stats = new PgChargeStatsRepository(db.pool);
@@ -152,7 +157,7 @@ test('charge stats: per calendar day in Brazil (UTC-3) and gateway since an inst
   assert.deepEqual(await stats.dailyByGateway('acc_1', '2024-04-01T03:00:00.000Z'), []);
 });
 
-test('meta: absent until set, then the last value set', async () => {
+test('meta: absent until set, then the last value set', { skip: NO_PG }, async () => {
   const meta = new PgMetaRepository(db.pool);
   assert.equal(await meta.get('schema.owner'), undefined);
   await meta.set('schema.owner', 'one');

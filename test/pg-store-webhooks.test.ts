@@ -8,6 +8,10 @@ import { PgSigningSecretsRepository } from '../src/store/pg/signing-secrets';
 import { seal } from '../src/lib/crypto';
 import { scratchPgDatabase, type ScratchDatabase } from './helpers/pg-scratch';
 import type { SameAsync } from './helpers/async-contract';
+import { unlessAvailable } from './helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17: the PostgreSQL webhook events and signing secrets keep the SQLite contract; a gateway event is
 // stored once however many processes receive it.
@@ -19,6 +23,7 @@ let events: PgWebhookEventsRepository;
 let secrets: PgSigningSecretsRepository;
 
 before(async () => {
+  if (NO_PG) return;
   db = await scratchPgDatabase();
   events = new PgWebhookEventsRepository(db.pool);
   secrets = new PgSigningSecretsRepository(db.pool);
@@ -45,7 +50,7 @@ test('the repositories have the SQLite public methods, each async (checked by th
   assert.deepEqual(contracts, [true, true]);
 });
 
-test('webhook events: one per (account, gateway, gateway event id); a duplicate writes nothing', async () => {
+test('webhook events: one per (account, gateway, gateway event id); a duplicate writes nothing', { skip: NO_PG }, async () => {
   const acc = await account();
   const other = await account();
   const e = event(acc, { verified: false, chargeId: 'ch_1' });
@@ -58,7 +63,7 @@ test('webhook events: one per (account, gateway, gateway event id); a duplicate 
   assert.equal(rows[0].n, 3);
 });
 
-test('webhook events: the same gateway event stored at once by three pools is stored once', async () => {
+test('webhook events: the same gateway event stored at once by three pools is stored once', { skip: NO_PG }, async () => {
   const acc = await account();
   const pools = [db.newPool(), db.newPool(), db.newPool()];
   try {
@@ -72,7 +77,7 @@ test('webhook events: the same gateway event stored at once by three pools is st
   }
 });
 
-test('webhook events: verified true, false and unknown (null), and a flag, come back as stored; get is scoped to the account', async () => {
+test('webhook events: verified true, false and unknown (null), and a flag, come back as stored; get is scoped to the account', { skip: NO_PG }, async () => {
   const acc = await account();
   const other = await account();
   for (const [verified, flag] of [[true, null], [false, null], [null, null], [true, 'paidAmount 2000 exceeds the charge\'s amount 1000']] as const) {
@@ -84,7 +89,7 @@ test('webhook events: verified true, false and unknown (null), and a flag, come 
   assert.equal(await events.findByGatewayId(acc, 'gw_one', 'ge_unknown'), undefined);
 });
 
-test('webhook events: list is newest first, by id on equal times, and pages with `after`', async () => {
+test('webhook events: list is newest first, by id on equal times, and pages with `after`', { skip: NO_PG }, async () => {
   const acc = await account();
   const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString();
   const made = [
@@ -109,7 +114,7 @@ test('webhook events: list is newest first, by id on equal times, and pages with
 // Issue 39 item 5: the charge an event names only when exactly one charge answers (the account-less URL hands the
 // event to that charge's account); the gateway's id is unique per gateway (charges_gateway_external_id), but a refs
 // id in charge_native_ids can be shared, and the gateway's id and RouteGate's id can name different charges.
-test("webhook events: findCharge by the gateway's id and by RouteGate's id at that gateway, only when one charge answers", async () => {
+test("webhook events: findCharge by the gateway's id and by RouteGate's id at that gateway, only when one charge answers", { skip: NO_PG }, async () => {
   const acc = await account();
   const other = await account();
   // As the charges repository writes them: the row, and each gateway id in charge_native_ids.
@@ -138,7 +143,7 @@ test("webhook events: findCharge by the gateway's id and by RouteGate's id at th
   await assert.rejects(charge('ch_dup', 'gw_one', 'ext_3', '2030-01-05T00:00:00.000Z', other, []), /charges_gateway_external_id/, "a gateway's id is unique per gateway across accounts");
 });
 
-test('signing secrets: sealed bytes as stored; active ones newest first; expireAll brings expiries forward only', async () => {
+test('signing secrets: sealed bytes as stored; active ones newest first; expireAll brings expiries forward only', { skip: NO_PG }, async () => {
   const acc = await account();
   const other = await account();
   const key = Buffer.alloc(32, 9);

@@ -9,13 +9,25 @@ import { ROOT } from '../src/lib/paths';
 
 test('SIGTERM finishes the request in flight, then closes the database and exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-shutdown-'));
-  const port = 30000 + Math.floor(Math.random() * 20000);
-  const env = { PATH: process.env.PATH ?? '', ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'f'.repeat(64), PORT: String(port), HOST: '127.0.0.1', ROUTEGATE_LOG_LEVEL: 'warn' };
+  // PORT=0: the server reports the port it got over IPC (src/server.ts), so no other process can take it first.
+  const env = { PATH: process.env.PATH ?? '', ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'f'.repeat(64), PORT: '0', HOST: '127.0.0.1', ROUTEGATE_LOG_LEVEL: 'warn' };
   const created = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'accounts', 'create', '--name', 'Loja', '--email', 'l@example.com'], { env, encoding: 'utf8' });
   const { apiKey } = JSON.parse(created.stdout);
-  const server = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
   try {
+    // Start-up runs every mapping fixture first: on a loaded machine that takes a while.
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('server did not listen within 30 s')), 30_000);
+      server.on('message', (m: { routegate?: string; port?: number }) => {
+        if (m?.routegate === 'listening') {
+          clearTimeout(timer);
+          resolve(m.port!);
+        }
+      });
+      void exited.then((code) => reject(new Error(`server exited during start-up (code ${code})`)));
+    });
+    server.disconnect();
     for (let i = 0; ; i++) {
       const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
       if (ok) break;

@@ -19,7 +19,7 @@ import { randomBase62 } from '../lib/crypto';
 
 export type { Io } from './io';
 
-/** Exit codes, also in the README: 0 done, 1 the command failed, 2 the command line is wrong. */
+/** Exit codes, also in docs/operations.md: 0 done, 1 the command failed, 2 the command line is wrong. */
 export const EXIT = { OK: 0, FAILED: 1, USAGE: 2 } as const;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -193,7 +193,7 @@ const COMMANDS: Command[] = [
   {
     name: 'docs capabilities', args: [], synopsis: '', options: {},
     summary: 'print the gateways\' capability tables (markdown, generated from the registry)',
-    details: ['The README carries this output between its capability-table markers; a test keeps it current.'],
+    details: ['docs/api.md carries this output between its capability-table markers; a test keeps it current.'],
     run: (_p, io) => {
       io.out(capabilityMarkdown());
       return 0;
@@ -215,7 +215,7 @@ export const USAGE = [
   '',
   'Every command takes --help. routegate --version prints the version.',
   'Exit codes: 0 done, 1 the command failed (unknown id, failing fixtures, bad configuration), 2 bad command line.',
-  'Environment: ROUTEGATE_DB (./data/routegate.db), ROUTEGATE_MASTER_KEY, ROUTEGATE_MAPPINGS_DIR; see README.md.',
+  'Environment: ROUTEGATE_DB (./data/routegate.db), ROUTEGATE_MASTER_KEY, ROUTEGATE_MAPPINGS_DIR; see docs/configuration.md.',
 ].join('\n');
 
 function commandUsage(c: Command): string {

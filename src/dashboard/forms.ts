@@ -39,6 +39,8 @@ export interface FieldOptions {
   autocomplete?: string;
   hint?: Renderable;
   placeholder?: string;
+  /** The keyboard a phone shows (`decimal` for amounts). */
+  inputmode?: string;
 }
 
 /** A labelled input with its error message right under it (aria-describedby ties them for screen readers). */
@@ -47,7 +49,7 @@ export function field(o: FieldOptions): Html {
   const error = o.errors.fields[o.name];
   return html`<div class="field${error ? ' has-error' : ''}">
   <label for="${id}">${o.label}</label>
-  <input id="${id}" name="${o.name}" type="${o.type ?? 'text'}" value="${o.value ?? ''}"${o.required ? html` required` : ''}${o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ''}${o.placeholder ? html` placeholder="${o.placeholder}"` : ''}${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
+  <input id="${id}" name="${o.name}" type="${o.type ?? 'text'}" value="${o.value ?? ''}"${o.required ? html` required` : ''}${o.autocomplete ? html` autocomplete="${o.autocomplete}"` : ''}${o.placeholder ? html` placeholder="${o.placeholder}"` : ''}${o.inputmode ? html` inputmode="${o.inputmode}"` : ''}${error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
   ${o.hint ? html`<p class="hint">${o.hint}</p>` : ''}
   ${error ? html`<p class="error" id="${id}-error" role="alert">${error}</p>` : ''}
 </div>`;

@@ -23,6 +23,7 @@ export function layout(o: LayoutOptions): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${o.title} · RouteGate</title>
+<link rel="icon" href="/dashboard/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/static/dashboard.css">
 <script src="/dashboard/static/dashboard.js" defer></script>
 </head>
@@ -46,10 +47,5 @@ export function layout(o: LayoutOptions): Html {
 </html>`;
 }
 
-export function formatMoney(cents: number, currency: string): string {
-  return `${currency} ${(cents / 100).toFixed(2)}`;
-}
-
-export function formatDate(iso: string | null | undefined): string {
-  return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : '';
-}
+// Money and time as a Brazilian merchant reads them (src/dashboard/locale.ts).
+export { formatMoney, formatDate } from './locale';

@@ -5,10 +5,10 @@ import { ROOT } from '../lib/paths';
 import { rgError } from '../errors';
 
 const DIR = path.join(ROOT, 'src', 'dashboard', 'static');
-const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /**
- * The dashboard's stylesheet and script, read once at start-up and served by name from that fixed set: no path
+ * The dashboard's stylesheet, script and icon, read once at start-up and served by name from that fixed set: no path
  * from the request ever reaches the file system.
  */
 export function staticRoutes(app: FastifyInstance): void {

@@ -3,8 +3,8 @@ import type { Capability, ChargeOperation, PaymentMethod } from './types';
 import { PAYMENT_METHODS } from './types';
 
 // The docs tables of what each gateway can do, generated from the registry's capability tables, requirements
-// and currencies, so the README never lists gateways by hand (`npx routegate docs capabilities` prints them;
-// a test keeps the README's copy equal to this output).
+// and currencies, so docs/api.md never lists gateways by hand (`npx routegate docs capabilities` prints them;
+// a test keeps docs/api.md's copy equal to this output).
 
 const OPERATIONS: ChargeOperation[] = ['charge', 'capture', 'cancel', 'refund', 'partial_refund'];
 const label = (s: string) => s.replace('_', ' ');

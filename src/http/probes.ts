@@ -29,8 +29,8 @@ export async function probeRoutes(app: FastifyInstance, opts: { store: Store; ma
     const missing = GATEWAY_IDS.filter((g) => !mappings.get(g)?.has('charge.request') || !mappings.get(g)?.has('charge.response'));
     if (missing.length) problems.push(`no charge mappings loaded for ${missing.join(', ')}`);
     if (problems.length) throw rgError('NOT_READY', { problems: problems.join('; ') });
-    // Reported, not required: without Redis the limits let requests through (README, "Running several
-    // instances"), so taking every instance out of the load balancer would turn a Redis outage into a payments one.
+    // Reported, not required: without Redis the limits let requests through (docs/operations.md, "When
+    // Redis fails"), so taking every instance out of the load balancer would turn a Redis outage into a payments one.
     const redis = opts.redis ? { redis: (await redisReachable(opts.redis)) ? 'ok' : 'unreachable' } : {};
     return { status: 'ready', database: 'writable', mappings: 'loaded', ...redis };
   });

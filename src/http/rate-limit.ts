@@ -26,7 +26,7 @@ export interface RateLimitOptions {
  * @fastify/rate-limit's own Redis store (one INCR + PEXPIRE script per request), keys under
  * `<ROUTEGATE_REDIS_PREFIX>rate-limit:<scope><key>`. `skipOnError`: when Redis fails or does not answer in time
  * (lib/redis.ts bounds it), the request goes through uncounted. A payments API stays up rather than refusing
- * every charge because its limiter is down; README ("Running several instances") has the reasoning.
+ * every charge because its limiter is down; docs/operations.md ("When Redis fails") has the reasoning.
  */
 export function sharedStore(redis: Redis, prefix: string, scope: string): NonNullable<RateLimitOptions['store']> {
   return { redis, nameSpace: `${prefix}rate-limit:${scope}`, skipOnError: true };

@@ -10,7 +10,7 @@ const CONNECT_TIMEOUT_MS = 2_000;
  *
  * Redis is a helper here, never something a request waits for: while it is unreachable a command fails at once
  * (no offline queue) and one that gets no answer fails after REDIS_COMMAND_TIMEOUT_MS, so its callers carry on
- * without it (see README, "Running several instances"). The client keeps reconnecting in the background; the log
+ * without it (see docs/operations.md, "When Redis fails"). The client keeps reconnecting in the background; the log
  * says once when Redis is lost and once when it is back, not on every retry.
  */
 export function openRedis(url: string, log: FastifyBaseLogger): Redis {

@@ -3,16 +3,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from '../../src/lib/paths';
+import { TEST_CHROMIUM, unlessAvailable } from './services';
 
 // What the browser tests share: Debian's headless Chromium driven by playwright-core, pages that record console
 // errors, form submission that waits for the next page, screenshots under test/artifacts/ (not committed).
 
 export const ARTIFACTS = path.join(ROOT, 'test', 'artifacts');
 
+/** For a browser test's `{ skip }`: why it cannot run here, or false (test/helpers/services.ts). */
+export const NO_CHROMIUM = (): string | false => unlessAvailable('chromium');
+
 export async function launchBrowser(): Promise<Browser> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: TEST_CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
 }

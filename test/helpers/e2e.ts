@@ -89,14 +89,20 @@ export const DECLINES: Array<[string, string]> = [
   ['4000000000000119', 'processing_error'],
 ];
 
+/** How long a test waits for something asynchronous (a webhook, a background job) before failing. */
+export const WAIT_MS = 15_000;
+
 /**
  * Polls `probe` until it returns something (gateways notify asynchronously, after the call that changed a charge
- * has answered). No deadline of its own: the test's timeout ends a wait for something that never comes.
+ * has answered). Past `ms` it fails, so a broken feature fails its test instead of hanging until the test's timeout;
+ * the default leaves a busy 2-core machine room, far above what a working feature takes (well under a second).
  */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, ms = WAIT_MS, what = 'the probe to hold'): Promise<T> {
+  const deadline = Date.now() + ms;
   for (;;) {
     const found = await probe();
     if (found) return found;
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}, in vain`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -41,8 +41,11 @@ export async function pgProcess(db: ScratchDatabase, feedOptions: PgChangeFeedOp
   };
 }
 
-/** Polls `check` every 5 ms until it holds or `ms` pass; answers whether it held, and after how long. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 1000): Promise<{ ok: boolean; elapsed: number }> {
+/**
+ * Polls `check` every 5 ms until it holds or `ms` pass; answers whether it held, and after how long. The default is
+ * the staleness bound RouteGate promises (3 s, docs/postgres.md), not what a notification takes on an idle machine.
+ */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 3_000): Promise<{ ok: boolean; elapsed: number }> {
   const start = Date.now();
   for (;;) {
     if (await check()) return { ok: true, elapsed: Date.now() - start };

@@ -3,8 +3,10 @@ import pg from 'pg';
 import { createPgPool, withDefaultUser, type Queryable } from '../../src/store/pg/pool';
 import { migratePg } from '../../src/store/pg/migrate';
 
-/** The server tests make their databases on; its database is only connected to for CREATE and DROP DATABASE. */
-export const TEST_PG_URL = process.env.ROUTEGATE_TEST_PG_URL ?? 'postgres://127.0.0.1:5432/test';
+import { TEST_PG_URL } from './services';
+
+/** The server tests make their databases on (test/helpers/services.ts); its database is only connected to for CREATE and DROP DATABASE. */
+export { TEST_PG_URL };
 
 export interface FreshPgDatabase {
   /** postgres://... naming the new, empty database. */

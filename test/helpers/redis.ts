@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 
-/** The Redis the tests use: ROUTEGATE_TEST_REDIS_URL, else the development machine's (and CI's, see .ci/run). */
-export const TEST_REDIS_URL = process.env.ROUTEGATE_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+import { TEST_REDIS_URL, ciFailure, skipLine } from './services';
+
+export { TEST_REDIS_URL };
 
 /**
  * A connected client for a test that needs a real Redis. Outside CI, an unreachable Redis skips the test with a
@@ -20,8 +21,8 @@ export async function requireRedis(t: TestContext): Promise<Redis | undefined> {
   } catch (err) {
     redis.disconnect();
     const why = `Redis is not reachable at ${TEST_REDIS_URL} (${(lastError ?? (err as Error)).message})`;
-    if (process.env.CI === 'true') throw new Error(`${why}; CI=true, so this fails instead of skipping: .ci/run starts Redis`);
-    t.skip(`${why}: start one (redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no) or set ROUTEGATE_TEST_REDIS_URL`);
+    if (process.env.CI === 'true') throw new Error(ciFailure('redis', why));
+    t.skip(skipLine('redis', why));
     return undefined;
   }
 }

@@ -1,10 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { ROOT } from '../../src/lib/paths';
-import { withDefaultUser } from '../../src/store/pg/pool';
-import { TEST_PG_URL } from './pg';
 import { call } from '../helper';
 
 /** One `node dist/src/server.js` of a test: its name in messages, its URL, its pid. */
@@ -17,6 +14,10 @@ export interface RouteGateProcess {
   exited: Promise<void>;
 }
 
+/**
+ * A port free right now. Only for a URL that must be known before its process starts (a ROUTEGATE_PUBLIC_URL naming
+ * the process itself): another process may take the port in between, so everything else listens on port 0.
+ */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -26,29 +27,57 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Start RouteGate as its own process on `port` (default: a free one; stdout ignored, stderr, where it reports a
- * failed start, shown) and wait until /health answers. `ROUTEGATE_TEST_LOGS=1` shows each process's log lines too.
+ * Spawn `node dist/src/server.js` listening on `port` (default 0: the process reports the port it got over IPC, see
+ * src/server.ts) and resolve with its URL once it listens. stderr, where it reports a failed start, is shown;
+ * stdout only with `ROUTEGATE_TEST_LOGS=1`.
  */
-export async function startRouteGate(name: string, env: Record<string, string>, port?: number, waitMs = 60_000): Promise<RouteGateProcess> {
-  port ??= await freePort();
-  const url = `http://127.0.0.1:${port}`;
+export async function spawnRouteGate(env: Record<string, string>, port = 0, waitMs = 60_000): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], {
     env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
-    stdio: ['ignore', process.env.ROUTEGATE_TEST_LOGS === '1' ? 'inherit' : 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.ROUTEGATE_TEST_LOGS === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const listening = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`RouteGate did not listen within ${waitMs} ms`));
+    }, waitMs);
+    child.on('message', (m: { routegate?: string; port?: number }) => {
+      if (m?.routegate !== 'listening') return;
+      clearTimeout(timer);
+      resolve(m.port!);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`RouteGate exited during start-up (${signal ?? `code ${code}`})`));
+    });
+  });
+  child.disconnect(); // the channel has done its job
+  return { child, url: `http://127.0.0.1:${listening}` };
+}
+
+/** Start RouteGate as its own process (see spawnRouteGate) and wait until /health answers. */
+export async function startRouteGate(name: string, env: Record<string, string>, port?: number, waitMs = 60_000): Promise<RouteGateProcess> {
+  const start = Date.now();
+  let spawned: { child: ChildProcess; url: string };
+  try {
+    spawned = await spawnRouteGate(env, port, waitMs);
+  } catch (err) {
+    throw new Error(`RouteGate ${name}: ${(err as Error).message}`);
+  }
+  const { child, url } = spawned;
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
   const proc: RouteGateProcess = { name, url, pid: child.pid!, child, exited };
-  const until = Date.now() + waitMs;
-  let dead = false;
-  void exited.then(() => { dead = true; });
   for (;;) {
     try {
       if ((await call(url, 'GET', '/health')).status === 200) return proc;
     } catch {
-      // not listening yet
+      // listening, but not answering yet
     }
-    if (dead) throw new Error(`RouteGate ${name} exited during start-up (code ${child.exitCode})`);
-    if (Date.now() > until) {
+    if (child.exitCode !== null) throw new Error(`RouteGate ${name} exited during start-up (code ${child.exitCode})`);
+    if (Date.now() - start > waitMs) {
       child.kill('SIGKILL');
       throw new Error(`RouteGate ${name} did not answer /health within ${waitMs} ms`);
     }
@@ -60,19 +89,4 @@ export async function startRouteGate(name: string, env: Record<string, string>, 
 export async function killHard(proc: RouteGateProcess): Promise<void> {
   if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
   await proc.exited;
-}
-
-/** Why the PostgreSQL server the tests use cannot be reached, or undefined when it answers. */
-export async function pgUnreachable(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: withDefaultUser(TEST_PG_URL), connectionTimeoutMillis: 2_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (err) {
-    return `PostgreSQL is not reachable at ${TEST_PG_URL} (${(err as Error).message})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }

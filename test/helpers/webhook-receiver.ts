@@ -14,8 +14,11 @@ export interface Receiver {
   hits: Hit[];
   /** Statuses to answer with, in order; once used up, 200. */
   answers: number[];
-  /** Resolves once `predicate` holds for the hits received so far (checked on every hit). */
-  until(predicate: (hits: Hit[]) => boolean): Promise<Hit[]>;
+  /**
+   * Resolves once `predicate` holds for the hits received so far (checked on every hit); rejects, listing the hits,
+   * when it still does not after `ms` (default 15 s: a webhook that works arrives well within a second).
+   */
+  until(predicate: (hits: Hit[]) => boolean, ms?: number): Promise<Hit[]>;
   close(): Promise<void>;
 }
 
@@ -47,9 +50,18 @@ export async function startReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${port}/hooks`,
     hits,
     answers,
-    async until(predicate) {
-      // No clock: waits for hits; the test's timeout ends a test whose webhook never comes.
-      while (!predicate(hits)) await new Promise<void>((resolve) => waiters.push(resolve));
+    async until(predicate, ms = 15_000) {
+      const deadline = Date.now() + ms;
+      while (!predicate(hits)) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`waited ${ms} ms for the webhook, in vain; received: ${hits.map((h) => h.raw.slice(0, 120)).join(' | ') || 'nothing'}`);
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, left);
+          waiters.push(resolve);
+        });
+        clearTimeout(timer);
+      }
       return hits;
     },
     async close() {

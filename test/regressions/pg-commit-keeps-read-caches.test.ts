@@ -5,13 +5,17 @@ import { PgStore } from '../../src/store/pg/index';
 import { withDefaultUser } from '../../src/store/pg/pool';
 import { AccountService } from '../../src/accounts/service';
 import { freshPgDatabase } from '../helpers/pg';
+import { unlessAvailable } from '../helpers/services';
+
+/** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
+const NO_PG = unlessAvailable('postgres');
 
 // Issue 17, found by `npm run bench:scale`: PgStore.commit emptied the process's read caches (API keys, accounts,
 // settings, credentials) after every transaction, whatever it wrote. Each charge commits twice, so under load the
 // caches never served a read: every request read its key, account, settings and credentials from PostgreSQL
 // (17 statements per charge instead of 12). Now only a transaction that wrote a cached table empties them.
 
-test('PgStore.commit empties the read caches only after a transaction that wrote a cached table', { timeout: 30_000 }, async (t) => {
+test('PgStore.commit empties the read caches only after a transaction that wrote a cached table', { skip: NO_PG, timeout: 30_000 }, async (t) => {
   const database = await freshPgDatabase();
   const store = await PgStore.open(database.url);
   // A write outside RouteGate notifies nobody (docs/postgres.md): what the store then reads shows whether it

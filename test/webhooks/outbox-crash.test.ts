@@ -2,16 +2,15 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
 import { openSqliteStore as openStore } from '../../src/store';
 import { AccountService } from '../../src/accounts/service';
 import { CredentialVault } from '../../src/accounts/credential-vault';
 import { SANDBOX_CREDENTIALS } from '../../src/sandbox/index';
-import { ROOT } from '../../src/lib/paths';
 import { call } from '../helper';
+import { startRouteGate } from '../helpers/routegate-processes';
 import { MerchantBackend } from '../helpers/merchant-backend';
 import { stripeEvent, stripeHeaders } from '../helpers/gateway-webhooks';
 
@@ -27,36 +26,19 @@ after(async () => {
   await backend.stop();
 });
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function start(env: Record<string, string>, url: string): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
-  const until = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await call(url, 'GET', '/health')).status === 200) return proc;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > until) throw new Error('RouteGate did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** RouteGate as its own process on a port it picks and reports (port 0), answering /health. */
+async function start(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const proc = await startRouteGate('outbox', env, 0, 30_000);
+  return { child: proc.child, url: proc.url };
 }
 
 test('SIGKILL with deliveries in the outbox: after a restart both events reach the backend, signed', { timeout: 90_000 }, async () => {
   await backend.start();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-outbox-'));
   const dbPath = path.join(dir, 'rg.db');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  let url = '';
   const env = {
-    PORT: String(port), HOST: '127.0.0.1', ROUTEGATE_DB: dbPath, ROUTEGATE_MASTER_KEY: MASTER_KEY, ROUTEGATE_LOG_LEVEL: 'warn', NODE_ENV: 'test',
+    HOST: '127.0.0.1', ROUTEGATE_DB: dbPath, ROUTEGATE_MASTER_KEY: MASTER_KEY, ROUTEGATE_LOG_LEVEL: 'warn', NODE_ENV: 'test',
     // Short enough for a test, as an operator could set them: a 1 s backend timeout, retries from 200 ms, the worker every 100 ms.
     ROUTEGATE_WEBHOOK_TIMEOUT_MS: '1000', ROUTEGATE_WEBHOOK_RETRY_BASE_MS: '200', ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS: '100',
   };
@@ -75,7 +57,7 @@ test('SIGKILL with deliveries in the outbox: after a restart both events reach t
     return call(url, 'POST', `/api/v1/webhooks/stripe/${token}`, { rawBody: body, headers: stripeHeaders(body, SANDBOX_CREDENTIALS.stripe.webhookSecret) });
   };
 
-  child = await start(env, url);
+  ({ child, url } = await start(env));
   backend.failWith = 503;
   const refused = await send(1);
   assert.equal(refused.status, 502, refused.text);
@@ -96,7 +78,7 @@ test('SIGKILL with deliveries in the outbox: after a restart both events reach t
   assert.equal(pending, 2, 'both deliveries are in the outbox on disk');
 
   backend.hang = false;
-  child = await start(env, url);
+  ({ child, url } = await start(env));
   const got = await backend.waitFor(2, 30_000);
   const ids = got.map((r) => JSON.parse(r.body).gatewayEvent.id).sort();
   assert.deepEqual(ids, ['evt_outbox_1', 'evt_outbox_2']);

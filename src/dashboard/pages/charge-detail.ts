@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../html';
 import { csrfField, field, formErrors, formMessages, NO_ERRORS, type FormErrors } from '../forms';
 import { formatDate, formatMoney } from '../layout';
+import { parseReais } from '../locale';
 import { gatewayName } from '../gateway-labels';
 import { ownAccount, type DashboardDeps, type DashboardPage } from '../context';
 import type { ChargeRecord } from '../../store/charges';
 import type { ChargeResult } from '../../charges/orchestrator';
-import { rgError } from '../../errors';
 
 const ACTIONS = ['capture', 'cancel', 'refund'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -37,7 +37,7 @@ export const chargeDetail: DashboardPage = {
   ${csrfField(csrf)}
   <h3>${action[0].toUpperCase() + action.slice(1)}</h3>
   ${formMessages(errors)}
-  ${action === 'cancel' ? '' : field({ name: 'amount', label: `Amount in cents (empty: ${action === 'refund' ? 'everything left' : 'the whole authorization'})`, type: 'number', errors })}
+  ${action === 'cancel' ? '' : field({ name: 'amount', label: `Amount in R$ (empty: ${action === 'refund' ? 'everything left' : 'the whole authorization'})`, placeholder: '50,00', inputmode: 'decimal', errors })}
   <button type="submit" class="${action === 'capture' ? 'primary' : 'danger'}">${action === 'refund' ? 'Refund' : action === 'capture' ? 'Capture' : 'Cancel charge'}</button>
 </form>`;
       };
@@ -80,15 +80,15 @@ ${shown.length ? html`<section class="cards actions-row">${shown.map(actionForm)
       app.post<{ Params: { id: string }; Body: { amount?: string } }>(`/charges/:id/${action}`, { config: { audience: 'owner' } }, async (request, reply) => {
         const accountId = ownAccount(request).id;
         const id = request.params.id;
-        await deps.charges.get(accountId, id); // not this account's: 404 before anything else
+        const c = await deps.charges.get(accountId, id); // not this account's: 404 before anything else
         let result: ChargeResult;
         try {
-          const amount = parseAmount(request.body?.amount);
+          const amount = parseReais(request.body?.amount);
           result = action === 'cancel' ? await deps.charges.cancel(accountId, id)
             : action === 'capture' ? await deps.charges.capture(accountId, id, amount) : await deps.charges.refund(accountId, id, amount);
           if (result.error) throw result.error;
         } catch (err) {
-          const errors = formErrors(err);
+          const errors = inReais(formErrors(err), c.currency);
           return page(request, reply, id, { action, errors, status: (err as { statusCode?: number }).statusCode ?? 400 });
         }
         const done = { capture: 'Captured.', cancel: 'Cancelled.', refund: 'Refunded.' }[action];
@@ -98,10 +98,9 @@ ${shown.length ? html`<section class="cards actions-row">${shown.map(actionForm)
   },
 };
 
-/** Cents as typed; empty means "all". The API's amount-request schema allows integers of at least 1. */
-function parseAmount(raw: string | undefined): number | undefined {
-  const v = String(raw ?? '').trim();
-  if (!v) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw rgError('AMOUNT_INVALID');
-  return Number(v);
+/** The service's limits are in cents (`amount must be <= 7500`); the form speaks reais (`<= R$ 75,00`). */
+function inReais(errors: FormErrors, currency: string): FormErrors {
+  const amount = errors.fields.amount;
+  if (!amount) return errors;
+  return { ...errors, fields: { ...errors.fields, amount: amount.replace(/(<=?|>=?) (\d+)\b/g, (_, op: string, cents: string) => `${op} ${formatMoney(Number(cents), currency)}`) } };
 }
