@@ -174,7 +174,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
   processor.listener = (gateway, stage) => metrics.webhook(gateway, stage);
   forwarder.listener = (outcome) => metrics.delivery(outcome);
-  await app.register(metricsPlugin, { metrics, token: config.metricsToken });
+  await app.register(metricsPlugin, { metrics, token: config.metricsToken, production: config.production });
 
   // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
   await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });

@@ -107,6 +107,7 @@ export const ERRORS = {
   DATABASE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Database is not available' },
   NOT_READY: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: {problems}' },
   METRICS_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'GET /metrics needs Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>' },
+  METRICS_TOKEN_NOT_SET: { code: 'UNAUTHORIZED', message: 'GET /metrics is closed in production until ROUTEGATE_METRICS_TOKEN is set' },
   SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
   INTERNAL_ERROR: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
 

@@ -33,7 +33,7 @@ export async function startRouteGate(name: string, env: Record<string, string>, 
   port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: { ...process.env, NODE_ENV: 'development', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', process.env.ROUTEGATE_TEST_LOGS === '1' ? 'inherit' : 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
