@@ -43,7 +43,7 @@ export class LoginService {
     if (wait > 0) throw rgError('LOGIN_THROTTLED', { minutes: Math.ceil(wait / 60_000) }, { headers: { 'retry-after': String(Math.ceil(wait / 1000)) } });
     const operator = await this.store.logins.operator(email);
     if (operator && (await verifyPassword(operator.passwordHash, password))) {
-      await this.throttle.succeed(email);
+      await this.throttle.succeed(email, ip);
       return { kind: 'operator', subjectId: operator.id };
     }
     const owner = await this.store.logins.owner(email);
@@ -54,7 +54,7 @@ export class LoginService {
       throw rgError('LOGIN_FAILED');
     }
     if (!(await this.store.accounts.get(owner.id))?.active) throw rgError('ACCOUNT_INACTIVE_LOGIN');
-    await this.throttle.succeed(email);
+    await this.throttle.succeed(email, ip);
     return { kind: 'owner', subjectId: owner.id };
   }
 
