@@ -119,6 +119,7 @@ export const ERRORS = {
 
   // Accounts, settings and credentials (src/accounts/)
   SETTINGS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid settings: {fields}' },
+  WEBHOOK_TOKEN_OVERLAP_INVALID: { code: 'VALIDATION_ERROR', message: 'The hours the old webhook URLs keep working must be a whole number from 0 to 720' },
   CREDENTIALS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid {gateway} credentials: {fields}' },
   UNKNOWN_GATEWAY: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}' },
   CREDENTIALS_NOT_STORED: { code: 'NOT_FOUND', message: 'No credentials stored for {gateway}' },
