@@ -1,3 +1,4 @@
+import type { PassthroughRoute } from './passthrough';
 import type { IParseOptions } from 'qs';
 import type { AmountUnit } from '../mapping/functions';
 import type { WireSettings } from '../gateways/types';
@@ -112,6 +113,11 @@ export interface CompatSurface {
   idempotencyHeader?: string;
   /** The gateway's own auth header for a passed-through call, from the account's stored credentials. */
   passthroughHeaders(credentials: Record<string, string>): Record<string, string>;
+  /**
+   * The only untranslated paths passed through, for accounts an operator turned passthrough on for
+   * (src/gateways/<id>/passthrough.ts): read-only and charge-related; everything else answers the native 404.
+   */
+  passthrough: readonly PassthroughRoute[];
   /**
    * Whether an unauthenticated request at an ambiguous root path looks like this gateway's client (an SDK
    * header): only used to pick the error shape when the key is missing or wrong and several gateways share the path.

@@ -18,7 +18,7 @@ const CARD = 'amount=1999&currency=brl&payment_method_types[0]=card&payment_meth
   + '&payment_method_data[card][exp_year]=2030&payment_method_data[card][cvc]=123&payment_method_data[billing_details][name]=Maria%20Souza&confirm=true';
 const card = (number: string) => `${CARD}&payment_method_data[card][number]=${number}`;
 const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': FORM, ...extra });
-const stripeAccount = (settings: Record<string, unknown> = {}) => e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe', ...settings });
+const stripeAccount = (settings: Record<string, unknown> = {}) => e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe', compatPassthrough: true, ...settings });
 
 test('a decline on a fallback answers Stripe\'s 402 card_error with the PaymentIntent, X-RG-Error-Code and the X-RG-* headers', async () => {
   const key = await stripeAccount({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
