@@ -14,7 +14,7 @@ import { buildEvent, type RouteGateEvent, type RouteGateEventType, type WebhookR
 import { patchFromEvent } from './charge-update';
 import { RETRY_FOR_MS } from './backoff';
 import type { Forwarder } from './forwarder';
-import type { SafeHttp } from './safe-http';
+import type { JsonDocuments } from './jwks-cache';
 
 export interface ReceivedWebhook { gateway: string; token?: string; rawBody: Buffer; headers: WebhookRequest['headers']; query: Record<string, string> }
 
@@ -30,7 +30,8 @@ export interface ProcessorDeps {
   gatewayDeps: GatewayDeps;
   charges: ChargeService;
   forwarder: Forwarder;
-  http: SafeHttp;
+  /** JWKS documents a verifier names (Pagar.me), cached (src/webhooks/jwks-cache.ts). */
+  http: JsonDocuments;
   log: FastifyBaseLogger;
   now: () => number;
 }
@@ -114,7 +115,8 @@ export class WebhookProcessor {
   /** true: the signature matched; false: accepted without validation (no secret stored). A failed check throws. */
   private async verify(gateway: GatewayId, webhook: GatewayWebhook, req: WebhookRequest, credentials: Record<string, string>, accountId: string): Promise<boolean> {
     const verdict = await webhook.verify(req, {
-      credentials, now: this.deps.now(), fetchJson: (url) => this.deps.http.getJson(url, JWKS_TIMEOUT_MS),
+      credentials, now: this.deps.now(), fetchJson: (url, opts) => this.deps.http.getJson(url, JWKS_TIMEOUT_MS, opts),
+      gatewayOrigin: new URL(this.deps.gatewayDeps.gatewayUrls[gateway]).origin,
     });
     if (verdict.result === 'invalid') {
       this.listener?.(gateway, 'rejected');

@@ -191,7 +191,7 @@ test('an untranslated path is passed through to the compat gateway only, with th
   const other = await e2e.call('GET', '/compat/pagarme/core/v5/orders', { headers: bearer(key) });
   assert.equal(other.status, 404);
   for (const g of GATEWAY_IDS.filter((id) => id !== 'stripe')) assert.deepEqual(await e2e.control.requests(g), [], `nothing went to ${g}`);
-  const noCreds = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe' }, ['pagarme']);
+  const noCreds = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe', compatPassthrough: true }, ['pagarme']);
   const refused = await e2e.call('GET', '/v1/payment_methods/pm_x', { headers: bearer(noCreds) });
   assert.equal(refused.status, 400);
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');

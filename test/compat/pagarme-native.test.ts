@@ -230,7 +230,7 @@ test('an untranslated path is passed through to Pagar.me only, with the stored s
   assert.ok(!JSON.stringify(sent[0].headers).includes(key), 'the RouteGate key never leaves RouteGate');
   for (const g of GATEWAY_IDS.filter((id) => id !== 'pagarme')) assert.deepEqual(await e2e.control.requests(g), [], `nothing went to ${g}`);
   const noCreds = await account({ primaryGateway: 'stripe' }, ['stripe']);
-  const refused = await e2e.call('GET', '/core/v5/hooks', { headers: basic(noCreds) });
+  const refused = await e2e.call('GET', '/core/v5/charges', { headers: basic(noCreds) });
   assert.equal(refused.status, 400);
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');
   assert.equal(typeof refused.body.message, 'string');

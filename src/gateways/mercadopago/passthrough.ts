@@ -5,6 +5,8 @@ import type { PassthroughRoute } from '../../compat/passthrough';
  * and customers (reads, and customer updates). Never money requests, account or credentials endpoints.
  */
 export const PASSTHROUGH: readonly PassthroughRoute[] = [
+  // Card tokenizing, as the SDK does before a payment: nothing is charged.
+  { method: 'POST', path: '/v1/card_tokens' },
   { method: 'GET', path: '/v1/payment_methods' },
   { method: 'GET', path: '/v1/chargebacks/:id' },
   { method: 'GET', path: '/v1/customers/search' },
