@@ -77,6 +77,7 @@ const MISSING_GATEWAY = { name: 'gateway', message: 'is required when the accoun
 export const ERRORS = {
   // Requests refused before any route or handler (src/http/)
   INVALID_REQUEST: { code: 'VALIDATION_ERROR', message: '{fields}' },
+  NATIVE_REQUEST_UNREADABLE: { code: 'VALIDATION_ERROR', message: 'The request body is not a {gateway} request RouteGate can read: a value has the wrong type or is out of range' },
   INVALID_JSON: { code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON' },
   EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Request body is empty but content-type is application/json' },
   CONTENT_LENGTH_MISMATCH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' },

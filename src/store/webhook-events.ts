@@ -66,10 +66,22 @@ export class WebhookEventsRepository {
   }
 
   /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
-  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
+  async findCharge(gateway: string, externalIdIn: unknown, referenceIn: unknown): Promise<{ id: string; accountId: string } | undefined> {
+    const externalId = lookupKey(externalIdIn);
+    const reference = lookupKey(referenceIn);
     const row = (externalId ? this.chargeByExternalStmt.get(externalId, gateway) : undefined)
       ?? (reference ? this.chargeByIdStmt.get(reference, gateway) : undefined);
     const r = row as { id: string; account_id: string } | undefined;
     return r && { id: r.id, accountId: r.account_id };
   }
+}
+
+/**
+ * An id read from a notification's body, fit to look a charge up by: a non-empty string of at most 255 characters
+ * (a whole-number id as its digits); anything else (an object, an array, a boolean: whatever a sender put there)
+ * finds nothing instead of reaching SQL.
+ */
+export function lookupKey(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
+  return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : undefined;
 }

@@ -1,4 +1,4 @@
-import type { WebhookEventRecord } from '../webhook-events';
+import { lookupKey, type WebhookEventRecord } from '../webhook-events';
 import type { Queryable } from './queryable';
 
 interface Raw {
@@ -58,8 +58,10 @@ export class PgWebhookEventsRepository {
   }
 
   /** The charge a gateway event is about: by the gateway's id for it, else by RouteGate's own id the gateway echoed. */
-  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined): Promise<{ id: string; accountId: string } | undefined> {
+  async findCharge(gateway: string, externalIdIn: unknown, referenceIn: unknown): Promise<{ id: string; accountId: string } | undefined> {
     type Row = { id: string; account_id: string };
+    const externalId = lookupKey(externalIdIn);
+    const reference = lookupKey(referenceIn);
     let r: Row | undefined;
     if (externalId) r = (await this.q.query<Row>({ name: 'webhookEvents.chargeByExternal', text: SQL.chargeByExternal, values: [gateway, externalId] })).rows[0];
     if (!r && reference) r = (await this.q.query<Row>({ name: 'webhookEvents.chargeById', text: SQL.chargeById, values: [reference, gateway] })).rows[0];
