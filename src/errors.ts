@@ -266,6 +266,7 @@ export const ERRORS = {
   WEBHOOK_TOKEN_UNKNOWN: { code: 'NOT_FOUND', message: 'Unknown webhook URL: no account has this webhook token' },
   WEBHOOK_GATEWAY_UNKNOWN: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}: no webhook receiver for it' },
   WEBHOOK_SIGNATURE_INVALID: { code: 'WEBHOOK_SIGNATURE_INVALID', message: '{gateway} webhook rejected: {reason}' },
+  WEBHOOK_BODY_UNREADABLE: { code: 'VALIDATION_ERROR', message: 'The body is not a {gateway} notification RouteGate can read: a value has the wrong type or is out of range' },
   WEBHOOK_NOT_DELIVERED: {
     code: 'WEBHOOK_NOT_DELIVERED', message: 'Event {id} is stored but the merchant backend did not take it ({reason}); RouteGate retries it from its outbox',
   },

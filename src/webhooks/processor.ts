@@ -107,7 +107,12 @@ export class WebhookProcessor {
       return await this.deps.gatewayDeps.mappings.get(gateway)!.evaluate<WebhookResult>('webhook', { event: req.body, query: req.query, resource }, bindings);
     } catch (err) {
       if (err instanceof MappingBudgetError) throw rgError('MAPPING_BUDGET_EXCEEDED', { gateway, mapping: 'webhook', reason: err.reason }, { gateway, cause: err });
-      if (err instanceof MappingEvaluationError) throw rgError('MAPPING_FAILED', { gateway, mapping: 'webhook' }, { gateway, cause: err });
+      // The body is the sender's: one the mapping cannot read (a number where the gateway sends a string) is its
+      // 400, not a 502 that has the gateway send it again; logged, since a real event failing here is a mapping bug.
+      if (err instanceof MappingEvaluationError) {
+        this.deps.log.warn({ gateway, mapping: 'webhook', reason: err.message }, 'webhook body not readable by its mapping');
+        throw rgError('WEBHOOK_BODY_UNREADABLE', { gateway }, { gateway, cause: err });
+      }
       throw err;
     }
   }
