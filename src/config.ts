@@ -216,10 +216,10 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookWorkerIntervalMs = integer(env, 'ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS', 5_000, 0, 3_600_000);
   const allowPrivateForwardUrls = boolean(env, 'ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS');
   const wire = wireSettings(env);
-  // The key file is generated unless NODE_ENV=production is said outright: the CLI (DESIGN.md contract) runs with
+  // The key file is generated unless NODE_ENV=production is said outright: the CLI runs with
   // nothing set and must find the same key as the service beside it.
   const key = masterKey(env, dbPath, env.NODE_ENV?.trim() === 'production', warnings);
-  if (production && metricsToken === undefined) warnings.push('ROUTEGATE_METRICS_TOKEN is not set: GET /metrics answers 404 in production until it is');
+  if (production && metricsToken === undefined) warnings.push('ROUTEGATE_METRICS_TOKEN is not set: GET /metrics answers 401 in production until it is');
   const admin = adminLogin(env);
   const sessionKey = env.ROUTEGATE_SESSION_SECRET?.trim() ? parseMasterKey(env.ROUTEGATE_SESSION_SECRET, 'ROUTEGATE_SESSION_SECRET') : deriveSessionKey(key.key);
   const sessionTtlMs = integer(env, 'ROUTEGATE_SESSION_HOURS', 8, 1, 720) * 3_600_000;
