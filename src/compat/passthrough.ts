@@ -1,13 +1,4 @@
-import type { HttpMethod } from './types';
-
-/**
- * One native path a gateway's allowlist lets through untranslated: `:name` stands for one path segment (an id).
- * Kept in each gateway's folder (src/gateways/<id>/passthrough.ts) and listed in docs/security.md.
- */
-export interface PassthroughRoute {
-  method: HttpMethod;
-  path: string;
-}
+import type { HttpMethod, PassthroughRoute } from './types';
 
 // One plain segment: letters, digits, `_`, `-`, `.` inside. No encoded characters (`%2f`, `%2e`), no empty or dot
 // segments: a path that could mean another path at the gateway never matches.

@@ -1,4 +1,3 @@
-import type { PassthroughRoute } from './passthrough';
 import type { IParseOptions } from 'qs';
 import type { AmountUnit } from '../mapping/functions';
 import type { WireSettings } from '../gateways/types';
@@ -38,6 +37,15 @@ export interface NativeRequest {
 export type ValueSource = `param:${string}` | `body:${string}` | `query:${string}`;
 
 /** One native path RouteGate translates. Paths use `:name` parameters; a trailing slash is always tolerated. */
+/**
+ * One native path a gateway's allowlist lets through untranslated: `:name` stands for one path segment (an id).
+ * Kept in each gateway's folder (src/gateways/<id>/passthrough.ts) and listed in docs/security.md.
+ */
+export interface PassthroughRoute {
+  method: HttpMethod;
+  path: string;
+}
+
 export interface CompatRoute {
   method: HttpMethod;
   path: string;

@@ -20,7 +20,7 @@ const MAX_KEEP_MS = 24 * 3_600_000;
 const DEFAULT_KEEP_MS = 10 * 60_000;
 
 /**
- * JWKS documents (Pagar.me's webhook keys) cached per URL as their HTTP caching headers say, within bounds, and
+ * JWKS documents (a gateway's webhook signing keys) cached per URL as their HTTP caching headers say, within bounds, and
  * fetched once for all the notifications that need one at the same time. A notification naming a key id the cached
  * document lacks fetches it again early, at most once a minute: a rotated key is picked up, and a stream of forged
  * kids costs one request a minute. A failed fetch is logged here and reaches the gateway as a bare error.
@@ -43,7 +43,7 @@ export class JwksCache implements JsonDocuments {
 
   private load(url: string, timeoutMs: number): Promise<Entry> {
     let pending = this.inFlight.get(url);
-    if (!pending) {
+    if (pending === undefined) {
       pending = this.fetch(url, timeoutMs).then((doc) => {
         const fetchedAt = clock.now();
         const keep = Math.min(MAX_KEEP_MS, Math.max(MIN_KEEP_MS, doc.maxAgeMs ?? DEFAULT_KEEP_MS));

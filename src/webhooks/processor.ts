@@ -30,7 +30,7 @@ export interface ProcessorDeps {
   gatewayDeps: GatewayDeps;
   charges: ChargeService;
   forwarder: Forwarder;
-  /** JWKS documents a verifier names (Pagar.me), cached (src/webhooks/jwks-cache.ts). */
+  /** JWKS documents a verifier's credentials name, cached (src/webhooks/jwks-cache.ts). */
   http: JsonDocuments;
   log: FastifyBaseLogger;
   now: () => number;

@@ -1,4 +1,4 @@
-import type { PassthroughRoute } from '../../compat/passthrough';
+import type { PassthroughRoute } from '../../compat/types';
 
 /**
  * Asaas paths a passthrough account may call untranslated (docs/security.md): reads of payments, installments and

@@ -1,4 +1,4 @@
-import type { PassthroughRoute } from '../../compat/passthrough';
+import type { PassthroughRoute } from '../../compat/types';
 
 /**
  * Mercado Pago paths a passthrough account may call untranslated (docs/security.md): payment methods, chargebacks

@@ -1,4 +1,4 @@
-import type { PassthroughRoute } from '../../compat/passthrough';
+import type { PassthroughRoute } from '../../compat/types';
 
 /**
  * Pagar.me paths a passthrough account may call untranslated (docs/security.md): reads of charges and customers and

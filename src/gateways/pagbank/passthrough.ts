@@ -1,4 +1,4 @@
-import type { PassthroughRoute } from '../../compat/passthrough';
+import type { PassthroughRoute } from '../../compat/types';
 
 /**
  * PagBank paths a passthrough account may call untranslated (docs/security.md): the public key cards are encrypted
