@@ -113,3 +113,21 @@ test('the operator dashboard rotates the token too, showing the new URLs once', 
   assert.equal((await receive(svc, first)).status, 404);
   assert.equal((await operator.post(`/dashboard/accounts/${id}/webhook-token`, { keepOldHours: '-1' })).status, 400);
 });
+
+test('accounts passthrough ID on|off: the operator\'s switch, printed as {"id","compatPassthrough"}', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-passthrough-'));
+  const env = { ROUTEGATE_DB: path.join(dir, 'rg.db'), ROUTEGATE_MASTER_KEY: 'a'.repeat(64), NODE_ENV: 'development' };
+  const svc = await startService(env);
+  services.push(svc);
+  const { id } = await svc.createAccount();
+  assert.equal((await svc.app.store.accounts.get(id))!.compatPassthrough, false, 'off by default');
+  const on = routegate(['accounts', 'passthrough', id, 'on'], env);
+  assert.equal(on.code, 0, on.err);
+  assert.deepEqual(JSON.parse(on.out), { id, compatPassthrough: true });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal((await svc.app.store.accounts.get(id))!.compatPassthrough, true);
+  const off = routegate(['accounts', 'passthrough', id, 'off'], env);
+  assert.deepEqual(JSON.parse(off.out), { id, compatPassthrough: false });
+  assert.equal(routegate(['accounts', 'passthrough', id, 'maybe'], env).code, 2);
+  assert.equal(routegate(['accounts', 'passthrough', '00000000-0000-4000-8000-000000000000', 'on'], env).code, 1);
+});
