@@ -30,6 +30,7 @@ import { CustomerService } from './charges/customers';
 import { compatRoutes } from './compat/native-routes';
 import { clock } from './lib/clock';
 import { SafeHttp } from './webhooks/safe-http';
+import { JwksCache } from './webhooks/jwks-cache';
 import { SigningSecrets } from './webhooks/signing-secrets';
 import { Forwarder } from './webhooks/forwarder';
 import { DeliveryWorker } from './webhooks/worker';
@@ -123,7 +124,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const secrets = new SigningSecrets(store, config.masterKey, now);
   const forwarder = new Forwarder(store, secrets, safeHttp, app.log, { timeoutMs: config.webhookTimeoutMs, retryBaseMs: config.webhookRetryBaseMs, now });
   const worker = new DeliveryWorker(store, forwarder, app.log, { intervalMs: config.webhookWorkerIntervalMs, now });
-  const processor = new WebhookProcessor({ gatewayDeps, charges, forwarder, http: safeHttp, log: app.log, now });
+  // Key documents (a JWKS URL) under the production policy without ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS, which is
+  // for forward URLs only: nothing inside the network is reachable through a stored credential.
+  const keyHttp = new SafeHttp({ production: config.production, allowPrivate: false });
+  const jwks = new JwksCache((url, timeoutMs) => keyHttp.getDocument(url, timeoutMs), app.log);
+  const processor = new WebhookProcessor({ gatewayDeps, charges, forwarder, http: jwks, log: app.log, now });
   app.decorate('webhooks', { processor, worker, forwarder, secrets });
   // One instance of each service behind both the API and the dashboard: the same rules whichever way a merchant acts.
   const events = new EventService(store, forwarder, now);
@@ -143,6 +148,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await idempotencyPurger.stop();
     await http.close();
     await safeHttp.close();
+    await keyHttp.close();
     await store.close();
   });
   // REDIS_URL: rate limits and the sign-in throttle counted across processes. Start-up waits briefly for the
@@ -174,7 +180,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
   processor.listener = (gateway, stage) => metrics.webhook(gateway, stage);
   forwarder.listener = (outcome) => metrics.delivery(outcome);
-  await app.register(metricsPlugin, { metrics, token: config.metricsToken });
+  await app.register(metricsPlugin, { metrics, token: config.metricsToken, production: config.production });
 
   // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
   await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });

@@ -34,7 +34,7 @@ export interface Config {
   wire: WireSettings;
   /** ROUTEGATE_ALLOW_FAILING_MAPPINGS: `npm start` starts even when mapping fixtures fail (an emergency switch). */
   allowFailingMappings: boolean;
-  /** ROUTEGATE_METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  /** ROUTEGATE_METRICS_TOKEN: GET /metrics needs `Authorization: Bearer <token>`; in production it is closed without one. */
   metricsToken: string | undefined;
   /** How long a merchant backend has to answer one forwarded event (the gateway waits on the first attempt). */
   webhookTimeoutMs: number;
@@ -174,11 +174,16 @@ function masterKey(env: Env, dbPath: string, production: boolean, warnings: stri
   return { key: parseMasterKey(fs.readFileSync(file, 'utf8'), file), source: 'file' };
 }
 
+/** The NODE_ENV values that relax the production rules; anything else, unset included, is production. */
+const DEVELOPMENT_ENVS = new Set(['development', 'test']);
+
 /** Read and validate the whole configuration once; a bad value stops start-up with a clear message. */
 export function loadConfig(env: Env = process.env): Config {
   const warnings: string[] = [];
-  const nodeEnv = env.NODE_ENV ?? 'development';
-  const production = nodeEnv === 'production';
+  // Secure by default: only an explicit development (or test) environment relaxes the production rules, so an
+  // install that sets nothing is not left with the SSRF policy off, cookies without Secure or /metrics open.
+  const nodeEnv = env.NODE_ENV?.trim() || 'production';
+  const production = !DEVELOPMENT_ENVS.has(nodeEnv);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST?.trim() || '0.0.0.0';
   const dbPath = env.ROUTEGATE_DB?.trim() || './data/routegate.db';
@@ -218,7 +223,10 @@ export function loadConfig(env: Env = process.env): Config {
   const webhookWorkerIntervalMs = integer(env, 'ROUTEGATE_WEBHOOK_WORKER_INTERVAL_MS', 5_000, 0, 3_600_000);
   const allowPrivateForwardUrls = boolean(env, 'ROUTEGATE_ALLOW_PRIVATE_FORWARD_URLS');
   const wire = wireSettings(env);
-  const key = masterKey(env, dbPath, production, warnings);
+  // The key file is generated unless NODE_ENV=production is said outright: the CLI runs with
+  // nothing set and must find the same key as the service beside it.
+  const key = masterKey(env, dbPath, env.NODE_ENV?.trim() === 'production', warnings);
+  if (production && metricsToken === undefined) warnings.push('ROUTEGATE_METRICS_TOKEN is not set: GET /metrics answers 401 in production until it is');
   const admin = adminLogin(env);
   const sessionKey = env.ROUTEGATE_SESSION_SECRET?.trim() ? parseMasterKey(env.ROUTEGATE_SESSION_SECRET, 'ROUTEGATE_SESSION_SECRET') : deriveSessionKey(key.key);
   const sessionTtlMs = integer(env, 'ROUTEGATE_SESSION_HOURS', 8, 1, 720) * 3_600_000;

@@ -78,6 +78,7 @@ const MISSING_GATEWAY = { name: 'gateway', message: 'is required when the accoun
 export const ERRORS = {
   // Requests refused before any route or handler (src/http/)
   INVALID_REQUEST: { code: 'VALIDATION_ERROR', message: '{fields}' },
+  NATIVE_REQUEST_UNREADABLE: { code: 'VALIDATION_ERROR', message: 'The request body is not a {gateway} request RouteGate can read: a value has the wrong type or is out of range' },
   INVALID_JSON: { code: 'VALIDATION_ERROR', message: 'Request body is not valid JSON' },
   EMPTY_JSON_BODY: { code: 'VALIDATION_ERROR', message: 'Request body is empty but content-type is application/json' },
   CONTENT_LENGTH_MISMATCH: { code: 'VALIDATION_ERROR', message: 'Content-Length does not match the body' },
@@ -108,6 +109,7 @@ export const ERRORS = {
   DATABASE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Database is not available' },
   NOT_READY: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: {problems}' },
   METRICS_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'GET /metrics needs Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>' },
+  METRICS_TOKEN_NOT_SET: { code: 'UNAUTHORIZED', message: 'GET /metrics is closed in production until ROUTEGATE_METRICS_TOKEN is set' },
   SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
   INTERNAL_ERROR: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
 
@@ -119,6 +121,7 @@ export const ERRORS = {
 
   // Accounts, settings and credentials (src/accounts/)
   SETTINGS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid settings: {fields}' },
+  WEBHOOK_TOKEN_OVERLAP_INVALID: { code: 'VALIDATION_ERROR', message: 'The hours the old webhook URLs keep working must be a whole number from 0 to 720' },
   CREDENTIALS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid {gateway} credentials: {fields}' },
   UNKNOWN_GATEWAY: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}' },
   CREDENTIALS_NOT_STORED: { code: 'NOT_FOUND', message: 'No credentials stored for {gateway}' },
@@ -278,6 +281,7 @@ export const ERRORS = {
   WEBHOOK_TOKEN_UNKNOWN: { code: 'NOT_FOUND', message: 'Unknown webhook URL: no account has this webhook token' },
   WEBHOOK_GATEWAY_UNKNOWN: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}: no webhook receiver for it' },
   WEBHOOK_SIGNATURE_INVALID: { code: 'WEBHOOK_SIGNATURE_INVALID', message: '{gateway} webhook rejected: {reason}' },
+  WEBHOOK_BODY_UNREADABLE: { code: 'VALIDATION_ERROR', message: 'The body is not a {gateway} notification RouteGate can read: a value has the wrong type or is out of range' },
   WEBHOOK_NOT_DELIVERED: {
     code: 'WEBHOOK_NOT_DELIVERED', message: 'Event {id} is stored but the merchant backend did not take it ({reason}); RouteGate retries it from its outbox',
   },

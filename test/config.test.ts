@@ -13,7 +13,7 @@ test('defaults follow the contract', () => {
   assert.equal(c.gatewayTimeoutMs, 30000);
   assert.equal(c.bodyLimit, 1024 * 1024);
   assert.equal(c.gatewayUrls.stripe, 'https://api.stripe.com');
-  assert.equal(c.production, false);
+  assert.equal(c.production, true, 'secure by default: NODE_ENV unset is production (issue 40)');
   assert.equal(loadConfig({ ...base, ROUTEGATE_DB: undefined }).dbPath, './data/routegate.db');
 });
 

@@ -126,7 +126,7 @@ test('a wrong password shows an error next to the field and starts no session', 
   assert.match(unknown.text, /Wrong e-mail or password/);
 });
 
-test('sign-ins are throttled per e-mail (5 failures) and per client IP (20 failures), even with the right password', async () => {
+test('sign-ins are throttled per e-mail and IP (5 failures) and per client IP (20 failures), even with the right password', async () => {
   const { accountId } = await newOwner('throttle@example.com');
   assert.ok(accountId);
   const attacker = client('127.0.0.2');
@@ -136,11 +136,11 @@ test('sign-ins are throttled per e-mail (5 failures) and per client IP (20 failu
   assert.equal(blocked.status, 429);
   assert.match(blocked.text, /Too many failed sign-ins; try again in 15 minutes/);
   assert.ok(Number(blocked.headers['retry-after']) > 0);
-  // Another IP is blocked for that e-mail too (the account is what is protected)...
+  // The account's count stops only addresses that failed on it (issue 40): the owner elsewhere still signs in, and
+  // other e-mails sign in from there.
   const elsewhere = client('127.0.0.3');
-  assert.equal((await elsewhere.login('throttle@example.com', OWNER_PASSWORD)).status, 429);
-  // ...while other e-mails still sign in from there.
-  assert.equal((await elsewhere.login(ADMIN.email, ADMIN.password)).location, '/dashboard');
+  assert.equal((await elsewhere.login('throttle@example.com', OWNER_PASSWORD)).location, '/dashboard');
+  assert.equal((await client('127.0.0.3').login(ADMIN.email, ADMIN.password)).location, '/dashboard');
 
   // Spraying: many e-mails from one IP.
   const sprayer = client('127.0.0.4');

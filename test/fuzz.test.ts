@@ -9,14 +9,27 @@ import { PUBLIC_CODES } from '../src/errors';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { listRoutes, type Route } from './helpers/routes';
+import { COMPAT_SURFACES } from '../src/compat/surfaces';
+import type { GatewayId } from '../src/gateways/registry-ids';
+import type { CompatCase } from './compat/pairs-types';
+import { stripeCase } from './compat/cases/stripe';
+import { pagarmeCase } from './compat/cases/pagarme';
+import { asaasCase } from './compat/cases/asaas';
+import { mercadopagoCase } from './compat/cases/mercadopago';
+import { pagbankCase } from './compat/cases/pagbank';
 
 // Arbitrary requests over every route and method of the app, over real HTTP: RouteGate itself never answers
 // 500, every error is the SPEC.md envelope, and neither the log nor the database holds the API key or a card
 // number the fuzzer sent. Bounded: FUZZ_RUNS requests (default 1000) plus 12 over a raw socket, a few seconds;
-// FUZZ_SEED replays a run (fast-check prints the seed of a failing one).
+// FUZZ_SEED replays a run (fast-check prints the seed of a failing one). A second property sends each gateway's own
+// shapes: its events to the webhook receivers and its payloads to every native route of compatibility mode, with
+// values swapped for odd ones (issue 40: nothing a client or a sender puts in a body reaches a 500).
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
-const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+// ROUTEGATE_FUZZ=long: the seeded 20,000-request run of each property (issue 40); the suite's default is smaller.
+const LONG = process.env.ROUTEGATE_FUZZ === 'long';
+const RUNS = Number(process.env.FUZZ_RUNS ?? (LONG ? 20_000 : 1000));
+const GATEWAY_RUNS = Number(process.env.FUZZ_RUNS ?? (LONG ? 20_000 : 600));
+const SEED = process.env.FUZZ_SEED === undefined ? (LONG ? 40 : undefined) : Number(process.env.FUZZ_SEED);
 // Luhn-valid numbers no other test or emulator uses, so finding one means this test sent it.
 const CARDS = ['4916338506082832', '5425233430109903', '376680816376961', '6011000990139424'];
 
@@ -25,6 +38,9 @@ let key: string;
 let routes: Route[];
 let chargeId = 'none';
 let client: Client;
+// Per gateway: an account in its compatibility mode (passthrough off), and the webhook token of the first account.
+const compatKeys = {} as Record<GatewayId, string>;
+let webhookToken = '';
 
 async function unusedPort(): Promise<number> {
   const server = net.createServer();
@@ -51,6 +67,13 @@ before(async () => {
   chargeId = String(charge.headers['x-rg-charge-id']);
   routes = listRoutes(svc.app);
   client = new Client(svc.url);
+  webhookToken = (await svc.app.store.accounts.list()).find((a) => a.email === 'fuzz@example.com')!.webhookToken;
+  for (const gateway of GATEWAY_IDS) {
+    const compat = await svc.createAccount(`Loja Fuzz ${gateway}`, `fuzz-${gateway}@example.com`);
+    await svc.app.vault.save(compat.id, gateway, SANDBOX_CREDENTIALS[gateway]);
+    await svc.app.store.accounts.saveSettings(compat.id, { ...(await svc.app.store.accounts.settings(compat.id)), primaryGateway: gateway, compatibilityMode: gateway });
+    compatKeys[gateway] = compat.apiKey;
+  }
 });
 after(async () => {
   await client?.close();
@@ -184,6 +207,10 @@ async function send(r: FuzzRequest): Promise<Answer> {
   return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text: await res.body.text(), errorCode: code === undefined ? undefined : String(code), passthrough: res.headers['x-rg-passthrough'] === 'true' };
 }
 
+// A receiver stores an event and answers 502 while the merchant's backend has not taken it, so the gateway sends it
+// again (docs/webhooks.md): the backend's failure, not the input's (the fuzzed settings may name an unreachable one).
+const BACKEND_FAILURES = new Set(['WEBHOOK_NOT_DELIVERED']);
+
 function assertAnswer(r: FuzzRequest, res: Answer): void {
   const what = `${r.method} ${r.path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
   // A call passed through to the compat gateway answers what the gateway (here its emulator) answered.
@@ -213,7 +240,11 @@ function assertAnswer(r: FuzzRequest, res: Answer): void {
   assert.ok(typeof parsed.error.code === 'string' && Object.hasOwn(PUBLIC_CODES, parsed.error.code), what);
   assert.ok(typeof parsed.error.message === 'string' && parsed.error.message.length > 0, what);
   assert.doesNotMatch(res.text, /at .+\.(js|ts):\d+/, what);
-  if (res.status >= 500) assert.ok(GATEWAY_FAILURES.has(parsed.error.code as string), `only gateway failures may be 5xx: ${what}`);
+  const receiver = r.route.startsWith('POST /api/v1/webhooks/');
+  const backendFailure = receiver && BACKEND_FAILURES.has(parsed.error.code as string);
+  // A body the webhook mapping cannot read is the sender's problem, never a 502 that has the gateway send it again.
+  if (receiver) assert.doesNotMatch(String(parsed.error.message), /could not translate/, what);
+  if (res.status >= 500) assert.ok(GATEWAY_FAILURES.has(parsed.error.code as string) || backendFailure, `only gateway failures may be 5xx: ${what}`);
 }
 
 test('fuzzed requests on every route never get a 500, always get the error envelope, and leak no key or card', async () => {
@@ -240,6 +271,107 @@ test('fuzzed requests on every route never get a 500, always get the error envel
     assert.ok(!logs.includes(secret), `the log holds ${secret.slice(0, 6)}…`);
     assert.ok(!files.includes(secret), `the database holds ${secret.slice(0, 6)}…`);
   }
+});
+
+// ---- each gateway's own shapes: webhook events and native payloads ----------------------------------------
+
+const CASES: Record<GatewayId, CompatCase> = { stripe: stripeCase, pagarme: pagarmeCase, asaas: asaasCase, mercadopago: mercadopagoCase, pagbank: pagbankCase };
+
+// What a sender may put where a value belongs: wrong types, out of range, too long, prototype names, odd case.
+const ODD_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, 1e21, '', ' ', '9'.repeat(400), 'x'.repeat(3000), '__proto__',
+  'constructor', 'toString', {}, [], ['a', 'b'], [1, [2, [3]]], { a: { b: { c: 1 } } }, { id: 1 }, 'null', 'ÁÉÍ çãõ', 'lower', 'UPPER', '%00', '1e999', '-0', 'NaN'];
+
+/** Every path in a JSON value (containers included), as key lists. */
+function pathsOf(value: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
+  const here = at.length ? [at] : [];
+  if (Array.isArray(value)) return [...here, ...value.flatMap((v, i) => pathsOf(v, [...at, i]))];
+  if (value && typeof value === 'object') return [...here, ...Object.entries(value).flatMap(([k, v]) => pathsOf(v, [...at, k]))];
+  return here;
+}
+
+/** A copy of `doc` with each chosen path's value replaced (the n-th path, modulo how many there are). */
+function mutate(doc: unknown, swaps: Array<[number, unknown]>): unknown {
+  const copy = JSON.parse(JSON.stringify(doc)) as unknown;
+  const paths = pathsOf(copy);
+  if (paths.length === 0) return copy;
+  for (const [n, value] of swaps) {
+    const path = paths[n % paths.length];
+    let parent = copy as Record<string | number, unknown>;
+    for (const k of path.slice(0, -1)) {
+      const next = parent?.[k];
+      if (!next || typeof next !== 'object') { parent = undefined as never; break; }
+      parent = next as Record<string | number, unknown>;
+    }
+    if (parent && typeof parent === 'object') parent[path[path.length - 1]] = value;
+  }
+  return copy;
+}
+
+const oddValue = fc.oneof(fc.constantFrom(...ODD_VALUES), fc.string({ maxLength: 30 }), fc.integer(), fc.double());
+const swaps = fc.array(fc.tuple(fc.nat(), oddValue), { minLength: 0, maxLength: 4 });
+const someId = fc.oneof(lazy(() => chargeId), fc.constantFrom('ch_1', 'pi_1', 'or_1', 'pay_1', 'ORDE_1', '123456789', '__proto__'), fc.string({ maxLength: 20 }), fc.constantFrom(...ODD_VALUES));
+
+/** Each gateway's notification in its real shape, naming `id` where it names the charge. */
+function eventOf(gateway: GatewayId, id: unknown): unknown {
+  switch (gateway) {
+    case 'stripe': return { id: 'evt_fuzz', object: 'event', type: 'payment_intent.succeeded', created: 1700000000, data: { object: { id, object: 'payment_intent', amount: 1000, amount_received: 1000, currency: 'brl', status: 'succeeded', metadata: { routegate_charge_id: id } } } };
+    case 'pagarme': return { id: 'hook_fuzz', type: 'order.paid', created_at: '2030-01-01T00:00:00Z', data: { id, code: id, amount: 1000, status: 'paid', charges: [{ id, amount: 1000, paid_amount: 1000, status: 'paid', payment_method: 'pix', last_transaction: { status: 'paid' } }] } };
+    case 'asaas': return { id: 'evt_fuzz', event: 'PAYMENT_RECEIVED', dateCreated: '2030-01-01 00:00:00', payment: { object: 'payment', id, externalReference: id, value: 10, netValue: 9.5, billingType: 'PIX', status: 'RECEIVED', paymentDate: '2030-01-01' } };
+    case 'mercadopago': return { id: 12345, live_mode: false, type: 'payment', action: 'payment.updated', date_created: '2030-01-01T00:00:00Z', data: { id } };
+    case 'pagbank': return { id, reference_id: id, created_at: '2030-01-01T00:00:00-03:00', charges: [{ id, reference_id: id, status: 'PAID', amount: { value: 1000, currency: 'BRL', summary: { total: 1000, paid: 1000, refunded: 0 } }, payment_method: { type: 'PIX' } }] };
+  }
+}
+
+const SIGNATURE_HEADERS = ['stripe-signature', 'x-hub-signature', 'x-webhook-asymmetric-signature', 'asaas-access-token', 'x-signature', 'x-request-id', 'x-authenticity-token', 'authorization'];
+
+const webhookRequest: fc.Arbitrary<FuzzRequest> = fc.record({
+  gateway: fc.constantFrom(...GATEWAY_IDS), withToken: fc.boolean(), id: someId, swaps, raw: weighted([8, fc.constant(undefined)], [1, fc.constantFrom('{', '[]', 'null', '"x"', '1e999', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}')]),
+  signature: fc.option(fc.tuple(fc.constantFrom(...SIGNATURE_HEADERS), headerValue), { nil: undefined }), query: queryString,
+}).map((w) => {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (w.signature) headers[w.signature[0]] = w.signature[1];
+  const path = `/api/v1/webhooks/${w.gateway}${w.withToken ? `/${webhookToken}` : ''}${w.query}`.replace(/[^\x21-\x7e]/g, encodeURIComponent);
+  return { route: `POST /api/v1/webhooks/${w.gateway}${w.withToken ? '/:token' : ''}`, method: 'POST', path, headers, body: w.raw ?? JSON.stringify(mutate(eventOf(w.gateway, w.id), w.swaps)) };
+});
+
+/** Every native route of each compatibility surface, at the root and under /compat/<id>, with that gateway's payloads. */
+const nativeRoutes = GATEWAY_IDS.flatMap((gateway) => (COMPAT_SURFACES.get(gateway)?.routes ?? []).map((r) => ({ gateway, method: r.method, path: r.path })));
+const nativeRequest: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...nativeRoutes).chain((route) => fc.record({
+  payload: fc.constantFrom(...Object.values(CASES[route.gateway].payloads), ...(CASES[route.gateway].customer ? [CASES[route.gateway].customer!.body] : []), { amount: 100 }, {}),
+  swaps, ids: fc.array(someId.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))), { minLength: 3, maxLength: 3 }), prefixed: fc.boolean(), query: queryString,
+}).map((r) => {
+  const c = CASES[route.gateway];
+  let i = 0;
+  const target = route.path.replace(/:[A-Za-z0-9_]+/g, () => encodeURIComponent(r.ids[i++] || 'x'));
+  const path = `${r.prefixed ? `/compat/${route.gateway}` : ''}${target}${r.query}`.replace(/[^\x21-\x7e]/g, encodeURIComponent);
+  const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : c.encode(mutate(r.payload, r.swaps));
+  return { route: `${route.method} ${route.gateway} ${route.path}`, method: route.method, path, headers: c.headers(compatKeys[route.gateway]), body };
+}));
+
+test("each gateway's events at the webhook receivers and its payloads at every native route, values swapped for odd ones: no 5xx but a gateway's failure", async () => {
+  const tried = new Set<string>();
+  await fc.assert(fc.asyncProperty(weighted([1, webhookRequest], [1, nativeRequest]), async (r) => {
+    tried.add(r.route);
+    assertAnswer(r, await send(r));
+  }), { numRuns: GATEWAY_RUNS, seed: SEED, endOnFailure: true, includeErrorInReport: true });
+  // Every receiver and every native route at least once, whatever the seed.
+  for (const gateway of GATEWAY_IDS) {
+    for (const withToken of [false, true]) {
+      const route = `POST /api/v1/webhooks/${gateway}${withToken ? '/:token' : ''}`;
+      if (tried.has(route)) continue;
+      const path = `/api/v1/webhooks/${gateway}${withToken ? `/${webhookToken}` : ''}`;
+      assertAnswer({ route, method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(eventOf(gateway, { odd: true })) }, await send({ route, method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(eventOf(gateway, { odd: true })) }));
+    }
+  }
+  for (const route of nativeRoutes) {
+    const name = `${route.method} ${route.gateway} ${route.path}`;
+    if (tried.has(name)) continue;
+    const c = CASES[route.gateway];
+    const r: FuzzRequest = { route: name, method: route.method, path: route.path.replace(/:[A-Za-z0-9_]+/g, 'x'), headers: c.headers(compatKeys[route.gateway]), body: route.method === 'GET' || route.method === 'DELETE' ? undefined : c.encode(Object.values(c.payloads)[0]) };
+    assertAnswer(r, await send(r));
+  }
+  const logs = svc.logs.join('');
+  assert.ok(!logs.includes(webhookToken), 'the webhook token is masked in every log line');
 });
 
 test('oversized request lines and headers over a raw socket get 431 in the envelope, and their bytes reach no log', async () => {

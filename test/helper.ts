@@ -56,6 +56,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   // A test that names the SQLite file shares it with another process (the CLI, a second service): it stays on it.
   const database = env.ROUTEGATE_DB ? { env: {}, drop: async () => undefined } : await testDatabase();
   const config = loadConfig({
+    // Unset NODE_ENV is production (secure by default); tests say which they mean, development unless given.
+    NODE_ENV: 'development',
     ROUTEGATE_DB: dbPath,
     ROUTEGATE_MASTER_KEY: 'a'.repeat(64),
     ROUTEGATE_LOG_LEVEL: 'info',

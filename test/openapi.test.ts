@@ -199,7 +199,7 @@ test('one request (or more) per documented operation: every answer is documented
     'PUT /v3/{*}', 'PATCH /v3/{*}',
   ]);
   // PagBank: reads answer 200; creates, captures and cancels 201 (documented for the compat families), seen here.
-  const pbKey = await e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'pagbank' });
+  const pbKey = await e2e.account({ primaryGateway: 'pagbank', compatibilityMode: 'pagbank', compatPassthrough: true });
   const pbJson = { 'content-type': 'application/json', authorization: `Bearer ${pbKey}` };
   const pbOrder = await send('POST', '/orders', '/orders', { key: '', rawBody: JSON.stringify(pagbankPayloads.card), headers: pbJson });
   assert.equal(pbOrder.status, 201, pbOrder.text);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { webhookUrls } from './webhook-urls';
 import type { Store } from '../store';
 import type { CredentialVault } from './credential-vault';
-import { updateSettings, type SettingsPatch } from './settings';
+import { forwardPolicy, updateSettings, type SettingsPatch } from './settings';
 import { deleteCredentials, saveCredentials } from './credentials-input';
 import type { SchemaValidator } from '../http/schemas';
 
@@ -39,7 +39,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       body: { $ref: 'settings-patch#' }, response: { 200: { $ref: 'settings-response#' }, ...errorResponses },
     },
   }, async (request) => {
-    return { success: true, data: await updateSettings(store, request.account.id, request.body) };
+    return { success: true, data: await updateSettings(store, request.account.id, request.body, forwardPolicy(app)) };
   });
 
   app.post<{ Body: { gateway: string; credentials: Record<string, string> } }>('/credentials', {

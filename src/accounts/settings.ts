@@ -3,6 +3,7 @@ import { fieldSummary, rgError, type FieldError } from '../errors';
 import type { SettingsRow } from '../store/accounts';
 import { gatewaySettingNames } from '../gateways/account-settings';
 import type { Store } from '../store';
+import { checkSavedTarget, type TargetPolicy } from '../webhooks/forward-target';
 
 export interface SettingsPatch {
   primaryGateway?: string | null;
@@ -47,8 +48,22 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
 }
 
 /** Apply a schema-valid patch to the stored settings and save them (API PATCH /clients/settings and the dashboard). */
-export async function updateSettings(store: Store, accountId: string, patch: SettingsPatch): Promise<SettingsRow> {
-  const next = applySettingsPatch(await store.accounts.settings(accountId), patch);
+export async function updateSettings(store: Store, accountId: string, patch: SettingsPatch, forwardPolicy: TargetPolicy): Promise<SettingsRow> {
+  const current = await store.accounts.settings(accountId);
+  const next = applySettingsPatch(current, patch);
+  // A new forward URL meets the send-time target policy now (http, private, loopback, link-local, CGNAT, metadata, IPv4-mapped).
+  if (next.webhookForwardUrl && next.webhookForwardUrl !== current.webhookForwardUrl) {
+    const refused = await checkSavedTarget(next.webhookForwardUrl, forwardPolicy);
+    if (refused !== undefined) {
+      const errors: FieldError[] = [{ field: 'webhookForwardUrl', message: `is refused: ${refused}` }];
+      throw rgError('SETTINGS_INVALID', { fields: fieldSummary(errors) }, { details: { errors } });
+    }
+  }
   await store.accounts.saveSettings(accountId, next);
   return next;
+}
+
+/** The send-time policy for forward URLs, from the service's configuration. */
+export function forwardPolicy(app: { config: { production: boolean; allowPrivateForwardUrls: boolean } }): TargetPolicy {
+  return { production: app.config.production, allowPrivate: app.config.allowPrivateForwardUrls };
 }

@@ -43,7 +43,7 @@ export class LoginService {
     if (wait > 0) throw rgError('LOGIN_THROTTLED', { minutes: Math.ceil(wait / 60_000) }, { headers: { 'retry-after': String(Math.ceil(wait / 1000)) } });
     const operator = await this.store.logins.operator(email);
     if (operator && (await verifyPassword(operator.passwordHash, password))) {
-      await this.throttle.succeed(email);
+      await this.throttle.succeed(email, ip);
       return { kind: 'operator', subjectId: operator.id };
     }
     const owner = await this.store.logins.owner(email);
@@ -54,18 +54,18 @@ export class LoginService {
       throw rgError('LOGIN_FAILED');
     }
     if (!(await this.store.accounts.get(owner.id))?.active) throw rgError('ACCOUNT_INACTIVE_LOGIN');
-    await this.throttle.succeed(email);
+    await this.throttle.succeed(email, ip);
     return { kind: 'owner', subjectId: owner.id };
   }
 
-  /** Sets the owner's password (the account's e-mail signs in); every session of that owner ends. */
+  /** Sets (or resets) the owner's password (the account's e-mail signs in); every session and invitation of that owner ends. */
   async setOwnerPassword(accountId: string, password: string): Promise<void> {
     const account = await this.store.accounts.get(accountId);
     if (!account) throw rgError('ACCOUNT_NOT_FOUND', { id: accountId });
     await this.assertOwnerEmailFree(account.email, accountId);
     assertPasswordStrength(password);
     await this.store.logins.setOwner(accountId, account.email, await hashPassword(password));
-    await this.sessions.endAll({ kind: 'owner', subjectId: accountId });
+    await this.endOwnerCredentials(accountId);
   }
 
   async assertOwnerEmailFree(email: string, accountId?: string): Promise<void> {
@@ -73,7 +73,7 @@ export class LoginService {
     if (taken && taken.id !== accountId) throw rgError('OWNER_EMAIL_TAKEN', { email });
   }
 
-  /** A signed-in user's own change: the current password first; then every session of theirs ends. */
+  /** A signed-in user's own change: the current password first; then every session (and an owner's invitations) ends. */
   async changePassword(subject: SessionSubject, current: string, next: string): Promise<void> {
     const row = subject.kind === 'operator' ? await this.store.logins.operatorById(subject.subjectId) : await this.store.logins.ownerOf(subject.subjectId);
     if (!row || !(await verifyPassword(row.passwordHash, current))) throw rgError('CURRENT_PASSWORD_WRONG');
@@ -81,7 +81,17 @@ export class LoginService {
     const hashed = await hashPassword(next);
     if (subject.kind === 'operator') await this.store.logins.setOperatorPassword(row.id, hashed);
     else await this.store.logins.setOwner(row.id, row.email, hashed);
+    if (subject.kind === 'owner') await this.store.logins.revokeInvitations(subject.subjectId);
     await this.sessions.endAll(subject);
+  }
+
+  /**
+   * A password set, changed or reset ends whatever was handed out under the old one: an invitation link still in
+   * someone's mailbox would otherwise set a new password over it, and a session would outlive it.
+   */
+  private async endOwnerCredentials(accountId: string): Promise<void> {
+    await this.store.logins.revokeInvitations(accountId);
+    await this.sessions.endAll({ kind: 'owner', subjectId: accountId });
   }
 
   /** A one-time link token (shown once; only its hash is kept); earlier links of the account stop working. */

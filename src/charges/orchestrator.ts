@@ -75,6 +75,8 @@ export class ChargeService {
 
   /** Re-read the charge at its gateway and store what changed (src/charges/follow-ups.ts). */
   async refresh(accountId: string, id: string, deadline = this.deadline()): Promise<ChargeResult> {
+    // The account owns the charge before any lock is waited for: an unknown or foreign id answers 404 at once.
+    await this.get(accountId, id);
     return this.followUps.refresh(accountId, id, deadline);
   }
 

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { loadConfig, ConfigError, resolveMappingsDir } from '../config';
 import type { Store } from '../store';
 import { openStore } from '../store/open';
-import { AccountService } from '../accounts/service';
+import { AccountService, WEBHOOK_TOKEN_OVERLAP_HOURS } from '../accounts/service';
+import { webhookUrls } from '../accounts/webhook-urls';
 import { CredentialVault } from '../accounts/credential-vault';
 import { MappingLoadError } from '../mapping/loader';
 import { ROOT } from '../lib/paths';
@@ -135,6 +136,50 @@ const COMMANDS: Command[] = [
         return EXIT.FAILED;
       }
       io.out(JSON.stringify(rotated));
+      return EXIT.OK;
+    },
+  },
+  {
+    name: 'webhooks rotate-token', args: ['ID'], synopsis: 'ID [--keep-old-hours N]', options: { 'keep-old-hours': { type: 'string' } },
+    summary: 'new webhook token printed as {"id","webhookToken","webhookUrls"}; the old URLs keep working N hours (default 24)',
+    details: [
+      'Point each gateway at the new webhookUrls within the overlap; --keep-old-hours 0 makes the old URLs (and any',
+      'earlier rotation\'s still overlapping) answer 404 at once, for a token that leaked.',
+    ],
+    async run({ positionals, values }, io) {
+      const id = positionals[0];
+      const raw = values['keep-old-hours'];
+      const hours = raw === undefined ? WEBHOOK_TOKEN_OVERLAP_HOURS : Number(raw);
+      if (typeof raw === 'string' && (!/^\d+$/.test(raw) || hours > 720)) throw usage('webhooks rotate-token', '--keep-old-hours needs a whole number of hours from 0 to 720');
+      const rotated = await withStoreAsync(async (s, config) => {
+        const r = await new AccountService(s).rotateWebhookToken(id, hours);
+        return r && { ...r, webhookUrls: webhookUrls(config.publicUrl, r.webhookToken) };
+      });
+      if (!rotated) {
+        io.err(`routegate: no account with id ${id}`);
+        return EXIT.FAILED;
+      }
+      io.out(JSON.stringify({ id: rotated.id, webhookToken: rotated.webhookToken, webhookUrls: rotated.webhookUrls }));
+      return EXIT.OK;
+    },
+  },
+  {
+    name: 'accounts passthrough', args: ['ID', 'STATE'], synopsis: 'ID on|off', options: {},
+    summary: 'compatibility passthrough for the account (operator only; off by default); prints {"id","compatPassthrough"}',
+    details: [
+      'On: untranslated native paths under /compat/<gateway>/ are sent on to the gateway with the stored credentials,',
+      'only those in the gateway\'s allowlist (docs/security.md); payouts, transfers, bill and pix payment, account',
+      'and key management never pass. The account\'s own API key cannot change this.',
+    ],
+    async run({ positionals }, io) {
+      const [id, state] = positionals;
+      if (state !== 'on' && state !== 'off') throw usage('accounts passthrough', 'the state is on or off');
+      const ok = await withStore((s) => new AccountService(s).setCompatPassthrough(id, state === 'on'));
+      if (!ok) {
+        io.err(`routegate: no account with id ${id}`);
+        return EXIT.FAILED;
+      }
+      io.out(JSON.stringify({ id, compatPassthrough: state === 'on' }));
       return EXIT.OK;
     },
   },

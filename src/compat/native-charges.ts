@@ -6,6 +6,7 @@ import type { GatewayId } from '../gateways/registry-ids';
 import type { NormalizedCharge } from '../gateways/types';
 import { fromUnit, type AmountUnit } from '../mapping/functions';
 import { rgError } from '../errors';
+import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
 import type { SchemaValidator } from '../http/schemas';
 import { validationSummary } from '../http/validation-messages';
 import type { CompatCharge, CompatSurface, NativeRequest, ValueSource } from './types';
@@ -28,7 +29,7 @@ export function nativeAmountUnit(deps: GatewayDeps, gateway: GatewayId, surface:
 export async function nativeCreateToNormalized(
   deps: GatewayDeps, validator: SchemaValidator, gateway: GatewayId, surface: CompatSurface | undefined, accountId: string, body: unknown,
 ): Promise<NormalizedCharge> {
-  const mapped = await deps.mappings.get(gateway)!.evaluate<Record<string, unknown>>('native.request', body, nativeBindings(deps, surface));
+  const mapped = await readNativeRequest(deps, gateway, surface, body);
   const charge = (mapped && typeof mapped === 'object' ? mapped : {}) as Record<string, unknown>;
   if (typeof charge.customerId === 'string') {
     const stored = await deps.store.customers.findByAnyId(accountId, charge.customerId);
@@ -44,6 +45,22 @@ export async function nativeCreateToNormalized(
   validator.assert('charge-request', charge, '', (errors) => rgError('INVALID_REQUEST', { fields: validationSummary(errors) }, { details: { errors } }));
   const valid = charge as unknown as NormalizedCharge;
   return valid;
+}
+
+/**
+ * native.request over the client's body. A mapping that fails on what the client sent (a number where it takes a
+ * string, a value out of range) is the client's 400, answered in the gateway's shape like any validation error; a
+ * mapping stopped by its budget stays RouteGate's error.
+ */
+async function readNativeRequest(deps: GatewayDeps, gateway: GatewayId, surface: CompatSurface | undefined, body: unknown): Promise<unknown> {
+  try {
+    return await deps.mappings.get(gateway)!.evaluate<Record<string, unknown>>('native.request', body, nativeBindings(deps, surface));
+  } catch (err) {
+    if (err instanceof MappingEvaluationError && !(err instanceof MappingBudgetError)) {
+      throw rgError('NATIVE_REQUEST_UNREADABLE', { gateway }, { cause: err, details: { mapping: 'native.request', reason: err.message } });
+    }
+    throw err;
+  }
 }
 
 /** The charge as a native answer shows it: the raw gateway body when the compat gateway holds it and RouteGate has one, else native.response's. */

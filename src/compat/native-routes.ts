@@ -13,6 +13,7 @@ import { decodeNativeBody, decodeNativeQuery } from './native-body';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
 import { nativeReplayAnswer, runOperation, type CompatServices } from './operations';
 import { NativeRouter } from './route-match';
+import { PassthroughAllowlist } from './passthrough';
 import { COMPAT_SURFACES, compatSurface, rootRoutes, surfacesAt } from './surfaces';
 import type { CompatRoute, CompatSurface, HttpMethod, NativeRequest } from './types';
 
@@ -46,11 +47,13 @@ declare module 'fastify' {
 export interface CompatRoutesOptions { services: CompatServices; store: Store; production: boolean; rateLimit: number; rateLimitStore?: RateLimitOptions['store'] }
 
 const routers = new Map([...COMPAT_SURFACES].map(([id, s]) => [id, new NativeRouter(s.routes)] as const));
+const allowlists = new Map([...COMPAT_SURFACES].map(([id, s]) => [id, new PassthroughAllowlist(s.passthrough)] as const));
 
 /**
  * The compat gateways' own APIs: under /compat/<id>/... and at the root (SDKs that take only a host), with the
- * gateway's auth forms, its error shapes, translated operations for the paths the surface lists, and everything
- * else under its prefixes passed through (@fastify/http-proxy, this context only) to that gateway alone.
+ * gateway's auth forms, its error shapes, translated operations for the paths the surface lists, and, for accounts an
+ * operator turned passthrough on for, the gateway's allowlisted paths passed through (@fastify/http-proxy, this
+ * context only) to that gateway alone; any other path answers the gateway's native 404.
  */
 export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptions): Promise<void> {
   const { services, store, production } = opts;
@@ -168,6 +171,11 @@ export async function compatRoutes(app: FastifyInstance, opts: CompatRoutesOptio
         request, gateway, surface: state.surface!, route: state.route, native: state.native, errorContext: state.errorContext,
       });
       return reply.code(answer.status).headers({ ...rgHeaders(undefined, gateway), ...answer.headers }).send(answer.body);
+    }
+    // Untranslated: passed on only for an account an operator turned passthrough on for, and only on the gateway's
+    // allowlist; anything else is the gateway's own 404 (a client cannot tell it from a path the gateway lacks).
+    if (!request.account.compatPassthrough || !allowlists.get(gateway)!.allows(request.method, state.path)) {
+      throw rgError('ROUTE_NOT_FOUND', { method: request.method, path: state.path });
     }
     state.passthroughCredentials = await deps.vault.reveal(request.account.id, gateway);
     if (!state.passthroughCredentials) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });

@@ -37,6 +37,15 @@ export interface NativeRequest {
 export type ValueSource = `param:${string}` | `body:${string}` | `query:${string}`;
 
 /** One native path RouteGate translates. Paths use `:name` parameters; a trailing slash is always tolerated. */
+/**
+ * One native path a gateway's allowlist lets through untranslated: `:name` stands for one path segment (an id).
+ * Kept in each gateway's folder (src/gateways/<id>/passthrough.ts) and listed in docs/security.md.
+ */
+export interface PassthroughRoute {
+  method: HttpMethod;
+  path: string;
+}
+
 export interface CompatRoute {
   method: HttpMethod;
   path: string;
@@ -112,6 +121,11 @@ export interface CompatSurface {
   idempotencyHeader?: string;
   /** The gateway's own auth header for a passed-through call, from the account's stored credentials. */
   passthroughHeaders(credentials: Record<string, string>): Record<string, string>;
+  /**
+   * The only untranslated paths passed through, for accounts an operator turned passthrough on for
+   * (src/gateways/<id>/passthrough.ts): read-only and charge-related; everything else answers the native 404.
+   */
+  passthrough: readonly PassthroughRoute[];
   /**
    * Whether an unauthenticated request at an ambiguous root path looks like this gateway's client (an SDK
    * header): only used to pick the error shape when the key is missing or wrong and several gateways share the path.

@@ -58,9 +58,11 @@ export async function dashboardPlugin(app: FastifyInstance, opts: DashboardOptio
       return token;
     },
     render(request, reply, page) {
-      const flash = request.session.get('flash');
-      if (flash) request.session.set('flash', undefined);
-      const body = layout({ ...page, user: request.dashboardUser, nav, currentPath: request.url, csrf: deps.csrf(reply), flash });
+      // An error raised before the session is read (the per-IP rate limit answers first) renders without one.
+      const session = request.session as typeof request.session | null;
+      const flash = session?.get('flash');
+      if (flash) session!.set('flash', undefined);
+      const body = layout({ ...page, user: request.dashboardUser, nav, currentPath: request.url, csrf: session ? deps.csrf(reply) : '', flash });
       return reply.code(page.status ?? 200).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body.value);
     },
     done(request, reply, to, message) {

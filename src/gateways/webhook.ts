@@ -15,8 +15,13 @@ export interface WebhookKeys {
   credentials: Record<string, string>;
   /** Epoch ms (injectable: replay windows are tested without waiting). */
   now: number;
-  /** A JSON document from a URL a credential names (a JWKS); the fetch is guarded against private targets. */
-  fetchJson(url: string): Promise<unknown>;
+  /**
+   * A JSON document from a URL a credential names (a JWKS): fetched under the production target policy, cached by its
+   * caching headers; `refreshFor` a key id the cached copy lacks (fetched again at most once a minute).
+   */
+  fetchJson(url: string, opts?: { refreshFor?: string }): Promise<unknown>;
+  /** The origin RouteGate reaches this gateway at (ROUTEGATE_<ID>_URL: the real API, or the emulators). */
+  gatewayOrigin: string;
 }
 
 export type WebhookVerdict =

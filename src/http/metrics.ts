@@ -122,9 +122,9 @@ export class RecentKeys {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** Request metrics for every route, and GET /metrics (behind ROUTEGATE_METRICS_TOKEN when set). */
-export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Metrics; token?: string }) => {
-  const { metrics, token } = opts;
+/** Request metrics for every route, and GET /metrics (behind ROUTEGATE_METRICS_TOKEN; closed in production without one). */
+export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Metrics; token?: string; production: boolean }) => {
+  const { metrics, token, production } = opts;
   app.addHook('onResponse', async (request, reply) => {
     // Unknown paths share one label, so a scan cannot blow up the series count.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -135,6 +135,8 @@ export const metricsPlugin = fp(async (app: FastifyInstance, opts: { metrics: Me
   });
 
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (request, reply) => {
+    // Counts per route and gateway are for the operator: production without a token keeps them closed.
+    if (!token && production) throw rgError('METRICS_TOKEN_NOT_SET', {}, { headers: { 'www-authenticate': 'Bearer' } });
     if (token) {
       const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
       if (!given || !timingSafeEqual(digest(given), digest(token))) {

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { GATEWAYS } from '../gateways/registry';
 import { censorer } from './censor';
+import { maskSecret } from './mask';
 
 /**
  * Where secrets may sit in a logged object (pino's redact path syntax): API keys, gateway credentials and card data
@@ -28,8 +29,13 @@ export const REDACT_PATHS = [
  */
 export function safeUrl(url: string): string {
   const q = url.indexOf('?');
-  return q === -1 ? url : `${url.slice(0, q)}?[REDACTED]`;
+  const path = q === -1 ? url : url.slice(0, q);
+  // A webhook receiver's URL carries the account's webhook token: masked like a secret (wh_…last four).
+  const shown = path.includes('wh_') ? path.replace(WEBHOOK_TOKEN_IN_PATH, (token) => maskSecret(token)) : path;
+  return q === -1 ? shown : `${shown}?[REDACTED]`;
 }
+
+const WEBHOOK_TOKEN_IN_PATH = /wh_[^/?#]*/g;
 
 /**
  * A client's `x-request-id` is bound to every log line of its request, so one holding an API key is not

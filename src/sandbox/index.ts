@@ -66,7 +66,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const port = opts.port ?? 0;
   const gatewayUrls = Object.fromEntries(GATEWAY_IDS.map((g) => [gatewayUrlEnv(g), emulators.gatewayUrl(g)]));
   const config = loadConfig({
-    ...env, ...gatewayUrls, ROUTEGATE_DB: dbPath, PORT: String(port), ROUTEGATE_LOG_LEVEL: opts.logLevel ?? env.ROUTEGATE_LOG_LEVEL ?? 'warn',
+    ...env, ...gatewayUrls,
+    // The sandbox is a development service on this machine (emulators and webhooks on loopback) unless told otherwise.
+    NODE_ENV: env.NODE_ENV || 'development', ROUTEGATE_DB: dbPath, PORT: String(port), ROUTEGATE_LOG_LEVEL: opts.logLevel ?? env.ROUTEGATE_LOG_LEVEL ?? 'warn',
     ROUTEGATE_PUBLIC_URL: env.ROUTEGATE_PUBLIC_URL ?? (port ? `http://localhost:${port}` : undefined),
   });
   let app: FastifyInstance;

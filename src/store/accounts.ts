@@ -1,4 +1,5 @@
 import type { DB } from './db';
+import { clock } from '../lib/clock';
 import { nowIso } from './db';
 import { ReadCache, type ExternalWrites } from './read-cache';
 import { gatewaySettingDefaults, gatewaySettingNames } from '../gateways/account-settings';
@@ -9,6 +10,8 @@ export interface AccountRow {
   email: string;
   active: boolean;
   webhookToken: string;
+  /** Compatibility passthrough, set by an operator only (issue 40): off unless turned on. */
+  compatPassthrough: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -34,7 +37,7 @@ export function defaultSettings(): SettingsRow {
   return { ...CORE_SETTINGS, gatewayFallbacks: [], ...gatewaySettingDefaults() };
 }
 
-interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; created_at: string; updated_at: string }
+interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; compat_passthrough: number; created_at: string; updated_at: string }
 /** A settings row as both stores return it. */
 export interface RawSettings {
   primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
@@ -42,7 +45,7 @@ export interface RawSettings {
 }
 
 function toAccount(r: RawAccount): AccountRow {
-  return { id: r.id, name: r.name, email: r.email, active: r.active === 1, webhookToken: r.webhook_token, createdAt: r.created_at, updatedAt: r.updated_at };
+  return { id: r.id, name: r.name, email: r.email, active: r.active === 1, webhookToken: r.webhook_token, compatPassthrough: r.compat_passthrough === 1, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 /** Accounts and their settings. */
@@ -51,6 +54,11 @@ export class AccountsRepository {
   private readonly insertSettings;
   private readonly byId;
   private readonly byWebhookToken;
+  private readonly byOverlapToken;
+  private readonly setTokenStmt;
+  private readonly keepTokenStmt;
+  private readonly dropOverlapsStmt;
+  private readonly setPassthroughStmt;
   private readonly all;
   private readonly setActiveStmt;
   private readonly settingsById;
@@ -68,6 +76,11 @@ export class AccountsRepository {
     this.insertSettings = db.prepare("INSERT INTO settings (account_id, gateway_fallbacks, response_format, updated_at) VALUES (?, '[]', 'full', ?)");
     this.byId = db.prepare('SELECT * FROM accounts WHERE id = ?');
     this.byWebhookToken = db.prepare('SELECT * FROM accounts WHERE webhook_token = ?');
+    this.byOverlapToken = db.prepare('SELECT a.* FROM webhook_token_overlaps o JOIN accounts a ON a.id = o.account_id WHERE o.token = ? AND o.expires_at > ?');
+    this.setTokenStmt = db.prepare('UPDATE accounts SET webhook_token = ?, updated_at = ? WHERE id = ? AND webhook_token = ?');
+    this.keepTokenStmt = db.prepare('INSERT INTO webhook_token_overlaps (token, account_id, expires_at) VALUES (?, ?, ?)');
+    this.dropOverlapsStmt = db.prepare('DELETE FROM webhook_token_overlaps WHERE account_id = ? OR expires_at <= ?');
+    this.setPassthroughStmt = db.prepare('UPDATE accounts SET compat_passthrough = ?, updated_at = ? WHERE id = ?');
     this.all = db.prepare('SELECT * FROM accounts ORDER BY created_at, id');
     this.setActiveStmt = db.prepare('UPDATE accounts SET active = ?, updated_at = ? WHERE id = ?');
     this.settingsById = db.prepare('SELECT * FROM settings WHERE account_id = ?');
@@ -94,9 +107,30 @@ export class AccountsRepository {
     });
   }
 
-  async getByWebhookToken(token: string): Promise<AccountRow | undefined> {
-    const r = this.byWebhookToken.get(token) as RawAccount | undefined;
+  /** The account whose current token this is, or whose rotated token still overlaps at `now` (ms). */
+  async getByWebhookToken(token: string, now = clock.now()): Promise<AccountRow | undefined> {
+    const r = (this.byWebhookToken.get(token) ?? this.byOverlapToken.get(token, now)) as RawAccount | undefined;
     return r && toAccount(r);
+  }
+
+  /**
+   * The account's webhook token replaced by `next`; the one it replaces keeps working until `keepUntil` (ms), or
+   * stops at once with every earlier one when null. False when the account is gone or its token changed meanwhile.
+   */
+  async rotateWebhookToken(id: string, previous: string, next: string, keepUntil: number | null, now = clock.now()): Promise<boolean> {
+    this.forget();
+    return this.db.transaction(() => {
+      if (this.setTokenStmt.run(next, nowIso(), id, previous).changes !== 1) return false;
+      if (keepUntil === null) this.dropOverlapsStmt.run(id, now);
+      else this.keepTokenStmt.run(previous, id, keepUntil);
+      return true;
+    })();
+  }
+
+  /** Operator only (CLI, operator dashboard): compatibility passthrough for this account. */
+  async setCompatPassthrough(id: string, on: boolean): Promise<boolean> {
+    this.forget();
+    return this.setPassthroughStmt.run(on ? 1 : 0, nowIso(), id).changes === 1;
   }
 
   async list(): Promise<AccountRow[]> {

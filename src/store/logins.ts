@@ -74,6 +74,11 @@ export class LoginsRepository {
     this.insertInvitation.run(tokenHash, accountId, nowIso(), expiresAt);
   }
 
+  /** Every unused invitation of the account stops working (a password was set, changed or reset). */
+  async revokeInvitations(accountId: string): Promise<void> {
+    this.dropInvitations.run(nowIso(), accountId);
+  }
+
   async invitation(tokenHash: string): Promise<InvitationRow | undefined> {
     const r = this.invitationByHash.get(tokenHash) as { account_id: string; expires_at: number; used_at: string | null } | undefined;
     return r && { accountId: r.account_id, expiresAt: r.expires_at, usedAt: r.used_at };

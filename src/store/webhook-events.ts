@@ -98,7 +98,10 @@ export class WebhookEventsRepository {
    * The charge a gateway event is about, by the gateway's id for it and by RouteGate's own id the gateway echoed:
    * only when exactly one charge at that gateway answers (in `accountId` when given; across accounts otherwise).
    */
-  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined, accountId?: string): Promise<EventCharge | undefined> {
+  async findCharge(gateway: string, externalIdIn: unknown, referenceIn: unknown, accountId?: string): Promise<EventCharge | undefined> {
+    // Ids read from a notification's body: anything but a short string or a whole number finds nothing, before SQL.
+    const externalId = lookupKey(externalIdIn);
+    const reference = lookupKey(referenceIn);
     type Row = { id: string; account_id: string };
     const toCharge = (r: Row): EventCharge => ({ id: r.id, accountId: r.account_id });
     const byExternal = !externalId ? []
@@ -107,4 +110,14 @@ export class WebhookEventsRepository {
     const byReference = byId && (!accountId || byId.account_id === accountId) ? [toCharge(byId)] : [];
     return onlyCharge(byExternal, byReference);
   }
+}
+
+/**
+ * An id read from a notification's body, fit to look a charge up by: a non-empty string of at most 255 characters
+ * (a whole-number id as its digits); anything else (an object, an array, a boolean: whatever a sender put there)
+ * finds nothing instead of reaching SQL.
+ */
+export function lookupKey(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : undefined;
+  return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : undefined;
 }

@@ -17,7 +17,7 @@ import type { EventCharge } from '../store/webhook-events';
 import { patchFromEvent } from './charge-update';
 import { RETRY_FOR_MS } from './backoff';
 import type { Forwarder } from './forwarder';
-import type { SafeHttp } from './safe-http';
+import type { JsonDocuments } from './jwks-cache';
 
 export interface ReceivedWebhook { gateway: string; token?: string; rawBody: Buffer; headers: WebhookRequest['headers']; query: Record<string, string> }
 
@@ -33,7 +33,8 @@ export interface ProcessorDeps {
   gatewayDeps: GatewayDeps;
   charges: ChargeService;
   forwarder: Forwarder;
-  http: SafeHttp;
+  /** JWKS documents a verifier's credentials name, cached (src/webhooks/jwks-cache.ts). */
+  http: JsonDocuments;
   log: FastifyBaseLogger;
   now: () => number;
 }
@@ -174,7 +175,12 @@ export class WebhookProcessor {
       return await this.deps.gatewayDeps.mappings.get(gateway)!.evaluate<WebhookResult>('webhook', { event: req.body, query: req.query, resource }, bindings);
     } catch (err) {
       if (err instanceof MappingBudgetError) throw rgError('MAPPING_BUDGET_EXCEEDED', { gateway, mapping: 'webhook', reason: err.reason }, { gateway, cause: err });
-      if (err instanceof MappingEvaluationError) throw rgError('MAPPING_FAILED', { gateway, mapping: 'webhook' }, { gateway, cause: err });
+      // The body is the sender's: one the mapping cannot read (a number where the gateway sends a string) is its
+      // 400, not a 502 that has the gateway send it again; logged, since a real event failing here is a mapping bug.
+      if (err instanceof MappingEvaluationError) {
+        this.deps.log.warn({ gateway, mapping: 'webhook', reason: err.message }, 'webhook body not readable by its mapping');
+        throw rgError('WEBHOOK_BODY_UNREADABLE', { gateway }, { gateway, cause: err });
+      }
       throw err;
     }
   }
@@ -182,7 +188,8 @@ export class WebhookProcessor {
   /** true: the signature matched; false: nothing to check it with (no secret stored) or not signed where that is allowed. A failed check throws. */
   private async verify(gateway: GatewayId, webhook: GatewayWebhook, req: WebhookRequest, credentials: Record<string, string>, accountId: string): Promise<boolean> {
     const verdict = await webhook.verify(req, {
-      credentials, now: this.deps.now(), fetchJson: (url) => this.deps.http.getJson(url, JWKS_TIMEOUT_MS),
+      credentials, now: this.deps.now(), fetchJson: (url, opts) => this.deps.http.getJson(url, JWKS_TIMEOUT_MS, opts),
+      gatewayOrigin: new URL(this.deps.gatewayDeps.gatewayUrls[gateway]).origin,
     });
     if (verdict.result === 'invalid') {
       this.listener?.(gateway, 'rejected');

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
 import { checkTarget, guardedLookup, parseTarget, TargetRefused, type TargetPolicy } from './forward-target';
+import { maxAgeMs, type FetchedDocument } from './jwks-cache';
 
 export interface PostResult {
   /** The backend's HTTP status; undefined when there was no answer. */
@@ -41,8 +42,8 @@ export class SafeHttp {
     }
   }
 
-  /** GET a small JSON document under the same policy. */
-  async getJson(rawUrl: string, timeoutMs: number): Promise<unknown> {
+  /** GET a small JSON document under the same policy, with how long its server says it may be kept. */
+  async getDocument(rawUrl: string, timeoutMs: number): Promise<FetchedDocument> {
     const url = parseTarget(rawUrl, this.policy);
     await checkTarget(url, this.policy);
     const res = await request(url, { method: 'GET', dispatcher: this.agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
@@ -52,7 +53,8 @@ export class SafeHttp {
     }
     const text = await res.body.text();
     if (text.length > MAX_JSON_BYTES) throw new Error(`${url.host} sent more than ${MAX_JSON_BYTES} bytes`);
-    return JSON.parse(text);
+    const cacheControl = res.headers['cache-control'];
+    return { body: JSON.parse(text), maxAgeMs: maxAgeMs(Array.isArray(cacheControl) ? cacheControl.join(',') : cacheControl) };
   }
 
   close(): Promise<void> {

@@ -17,7 +17,7 @@ before(async () => {
 after(() => e2e.close());
 
 const account = (primary: GatewayId, fallbacks: GatewayId[] = []) =>
-  e2e.account({ primaryGateway: primary, gatewayFallbacks: fallbacks, compatibilityMode: 'asaas' });
+  e2e.account({ primaryGateway: primary, gatewayFallbacks: fallbacks, compatibilityMode: 'asaas', compatPassthrough: true });
 const post = (key: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
   e2e.call('POST', path, { rawBody: JSON.stringify(body), headers: { ...asaasHeaders(key), ...headers } });
 const get = (key: string, path: string) => e2e.call('GET', path, { headers: asaasHeaders(key) });

@@ -19,7 +19,7 @@ const json = (key: string, extra: Record<string, string> = {}) => ({
   authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-idempotency-key': randomUUID(), ...extra,
 });
 const mpAccount = (settings: Record<string, unknown> = {}, gateways?: Parameters<E2E['account']>[1]) =>
-  e2e.account({ primaryGateway: 'mercadopago', gatewayFallbacks: [], compatibilityMode: 'mercadopago', ...settings }, gateways);
+  e2e.account({ primaryGateway: 'mercadopago', gatewayFallbacks: [], compatibilityMode: 'mercadopago', compatPassthrough: true, ...settings }, gateways);
 const PAYER = {
   email: 'maria.souza@example.com', first_name: 'Maria', last_name: 'Souza', identification: { type: 'CPF', number: '12345678909' },
   phone: { area_code: '11', number: '987654321' },

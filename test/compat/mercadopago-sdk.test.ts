@@ -46,7 +46,7 @@ async function cardToken(mp: MercadoPagoClients, holder: string): Promise<string
 const header = (r: { api_response: { headers: unknown } }, name: string) => (r.api_response.headers as Record<string, string[] | undefined>)[name]?.[0];
 
 const mpAccount = (primary: 'mercadopago' | 'pagarme' | 'stripe') =>
-  e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'mercadopago' });
+  e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'mercadopago', compatPassthrough: true });
 
 test('SDK on primary Mercado Pago: a card Payment.create, Payment.get, PaymentRefund.create (reais), .total and .list, all Mercado Pago\'s own objects', async () => {
   await withSdk(await mpAccount('mercadopago'), async (mp) => {

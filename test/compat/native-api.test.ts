@@ -18,7 +18,7 @@ const CARD = 'amount=1999&currency=brl&payment_method_types[0]=card&payment_meth
   + '&payment_method_data[card][exp_year]=2030&payment_method_data[card][cvc]=123&payment_method_data[billing_details][name]=Maria%20Souza&confirm=true';
 const card = (number: string) => `${CARD}&payment_method_data[card][number]=${number}`;
 const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': FORM, ...extra });
-const stripeAccount = (settings: Record<string, unknown> = {}) => e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe', ...settings });
+const stripeAccount = (settings: Record<string, unknown> = {}) => e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagarme'], compatibilityMode: 'stripe', compatPassthrough: true, ...settings });
 
 test('a decline on a fallback answers Stripe\'s 402 card_error with the PaymentIntent, X-RG-Error-Code and the X-RG-* headers', async () => {
   const key = await stripeAccount({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
@@ -191,7 +191,7 @@ test('an untranslated path is passed through to the compat gateway only, with th
   const other = await e2e.call('GET', '/compat/pagarme/core/v5/orders', { headers: bearer(key) });
   assert.equal(other.status, 404);
   for (const g of GATEWAY_IDS.filter((id) => id !== 'stripe')) assert.deepEqual(await e2e.control.requests(g), [], `nothing went to ${g}`);
-  const noCreds = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe' }, ['pagarme']);
+  const noCreds = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'stripe', compatPassthrough: true }, ['pagarme']);
   const refused = await e2e.call('GET', '/v1/payment_methods/pm_x', { headers: bearer(noCreds) });
   assert.equal(refused.status, 400);
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');

@@ -17,7 +17,7 @@ after(() => e2e.close());
 
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' });
 const account = (settings: Record<string, unknown> = {}, gateways?: Parameters<E2E['account']>[1]) =>
-  e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [], compatibilityMode: 'pagarme', ...settings }, gateways);
+  e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [], compatibilityMode: 'pagarme', compatPassthrough: true, ...settings }, gateways);
 
 const CUSTOMER = {
   name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', type: 'individual',
@@ -222,7 +222,7 @@ test('a card_token is only ever sent to Pagar.me: charged there whatever the pri
 test('an untranslated path is passed through to Pagar.me only, with the stored secret key in place of RouteGate\'s', async () => {
   const key = await account({ primaryGateway: 'stripe' });
   await e2e.control.clearRequests();
-  const res = await e2e.call('GET', '/compat/pagarme/core/v5/hooks?page=1', { headers: basic(key) });
+  const res = await e2e.call('GET', '/compat/pagarme/core/v5/charges?page=1', { headers: basic(key) });
   assert.equal(res.headers['x-rg-passthrough'], 'true', res.text);
   const sent = await e2e.control.requests('pagarme');
   assert.equal(sent.length, 1);
@@ -230,7 +230,7 @@ test('an untranslated path is passed through to Pagar.me only, with the stored s
   assert.ok(!JSON.stringify(sent[0].headers).includes(key), 'the RouteGate key never leaves RouteGate');
   for (const g of GATEWAY_IDS.filter((id) => id !== 'pagarme')) assert.deepEqual(await e2e.control.requests(g), [], `nothing went to ${g}`);
   const noCreds = await account({ primaryGateway: 'stripe' }, ['stripe']);
-  const refused = await e2e.call('GET', '/core/v5/hooks', { headers: basic(noCreds) });
+  const refused = await e2e.call('GET', '/core/v5/charges', { headers: basic(noCreds) });
   assert.equal(refused.status, 400);
   assert.equal(refused.headers['x-rg-error-code'], 'MISSING_CREDENTIALS');
   assert.equal(typeof refused.body.message, 'string');

@@ -18,7 +18,7 @@ after(() => e2e.close());
 type Json = Record<string, any>;
 const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', ...extra });
 const account = (primary: GatewayId, settings: Record<string, unknown> = {}, gateways?: GatewayId[]) =>
-  e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'pagbank', ...settings }, gateways);
+  e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'pagbank', compatPassthrough: true, ...settings }, gateways);
 const post = (key: string, path: string, body: unknown, extra: Record<string, string> = {}) =>
   e2e.call('POST', path, { rawBody: JSON.stringify(body), headers: bearer(key, extra) });
 const get = (key: string, path: string) => e2e.call('GET', path, { headers: { authorization: `Bearer ${key}` } });

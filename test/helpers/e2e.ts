@@ -14,8 +14,8 @@ export interface E2E {
   sandbox: Sandbox;
   control: EmulatorControlClient;
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
-  /** A new account with credentials for `gateways` (default all five) and these settings. */
-  account(settings?: Partial<SettingsRow>, gateways?: GatewayId[], credentials?: Partial<Record<GatewayId, Record<string, string>>>): Promise<string>;
+  /** A new account with credentials for `gateways` (default all five) and these settings (compatPassthrough: the operator's switch). */
+  account(settings?: Partial<SettingsRow> & { compatPassthrough?: boolean }, gateways?: GatewayId[], credentials?: Partial<Record<GatewayId, Record<string, string>>>): Promise<string>;
   /** A URL on this machine where nothing listens (connections are refused at once). */
   closedPortUrl(): Promise<string>;
   /** Run `fn` with one gateway's base URL replaced, then put it back. */
@@ -48,7 +48,10 @@ export async function startE2E(
       const { id, apiKey } = await accounts.create('Loja Teste', 'loja@example.com');
       for (const g of gateways) await vault.save(id, g, credentials[g] ?? SANDBOX_CREDENTIALS[g]);
       // The sandbox Stripe key has raw card data access, so accounts here may send raw cards to Stripe unless a test says otherwise.
-      await sandbox.app.store.accounts.saveSettings(id, { ...(await sandbox.app.store.accounts.settings(id)), stripeRawCardData: true, ...settings });
+      const { compatPassthrough, ...rest } = settings as Partial<SettingsRow> & { compatPassthrough?: boolean };
+      await sandbox.app.store.accounts.saveSettings(id, { ...(await sandbox.app.store.accounts.settings(id)), stripeRawCardData: true, ...rest });
+      // Operator-only (issue 40): the untranslated compatibility paths on the gateway's allowlist pass.
+      if (compatPassthrough) await sandbox.app.store.accounts.setCompatPassthrough(id, true);
       return apiKey;
     },
     async closedPortUrl() {

@@ -33,7 +33,7 @@ export async function freePort(): Promise<number> {
  */
 export async function spawnRouteGate(env: Record<string, string>, port = 0, waitMs = 60_000): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', ...env, PORT: String(port) },
+    env: { ...process.env, NODE_ENV: 'development', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', process.env.ROUTEGATE_TEST_LOGS === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
   const listening = await new Promise<number>((resolve, reject) => {

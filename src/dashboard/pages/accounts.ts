@@ -7,10 +7,14 @@ import { AccountService } from '../../accounts/service';
 import { createAccountWithOwner } from '../../accounts/onboarding';
 import { MIN_PASSWORD_LENGTH } from '../../auth/passwords';
 import { rgError } from '../../errors';
+import { webhookUrls } from '../../accounts/webhook-urls';
 
 type NewAccountBody = { name?: string; email?: string; password?: string };
 
-/** Operator: accounts with search, create (owner password or invitation link), activate/deactivate, new invitation. */
+/**
+ * Operator: accounts with search, create (owner password or invitation link), activate/deactivate, new invitation,
+ * compatibility passthrough on/off and webhook token rotation (operator-only controls: never the account's API key).
+ */
 export const accounts: DashboardPage = {
   nav: { label: 'Accounts', path: '/dashboard/accounts', audience: 'operator' },
   async routes(app: FastifyInstance, deps: DashboardDeps) {
@@ -58,6 +62,13 @@ ${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No accounts${q ? ' 
     ${a.active ? buttonForm(`/dashboard/accounts/${a.id}/deactivate`, 'Deactivate', csrf, { confirm: `Deactivate ${a.name}? Its API key is refused until it is activated again.` })
       : buttonForm(`/dashboard/accounts/${a.id}/activate`, 'Activate', csrf)}
     ${buttonForm(`/dashboard/accounts/${a.id}/invitation`, 'New invitation link', csrf)}
+    ${buttonForm(`/dashboard/accounts/${a.id}/passthrough`, a.compatPassthrough ? 'Turn passthrough off' : 'Turn passthrough on', csrf, {
+      hidden: { state: a.compatPassthrough ? 'off' : 'on' },
+      confirm: a.compatPassthrough ? undefined : `Let ${a.name}'s API key reach the gateways' allowlisted native paths with its stored credentials?`,
+    })}
+    <form method="post" action="/dashboard/accounts/${a.id}/webhook-token" class="inline" data-confirm="${`New webhook URLs for ${a.name}? The old ones keep working for the hours given.`}">${csrfField(csrf)}
+      <label class="small">Old URLs work for <input name="keepOldHours" type="number" min="0" max="720" value="24" class="narrow"> hours</label>
+      <button type="submit" class="secondary">Rotate webhook token</button></form>
   </td>
 </tr>`)}
 </tbody></table></div>
@@ -88,6 +99,26 @@ ${rows.length === 0 ? html`<tr><td colspan="6" class="muted">No accounts${q ? ' 
         return deps.done(request, reply, '/dashboard/accounts', `${account.name} ${action === 'activate' ? 'activated' : 'deactivated'}.`);
       });
     }
+
+    app.post<{ Params: { id: string }; Body: { state?: string } }>('/accounts/:id/passthrough', { config: { audience: 'operator' } }, async (request, reply) => {
+      const account = await service.get(request.params.id);
+      const on = request.body?.state === 'on';
+      if (!account || !await service.setCompatPassthrough(account.id, on)) throw rgError('ACCOUNT_NOT_FOUND', { id: request.params.id });
+      return deps.done(request, reply, '/dashboard/accounts', `Compatibility passthrough ${on ? 'on' : 'off'} for ${account.name}.`);
+    });
+
+    // As `routegate webhooks rotate-token ID --keep-old-hours N`: the new URLs shown once here.
+    app.post<{ Params: { id: string }; Body: { keepOldHours?: string } }>('/accounts/:id/webhook-token', { config: { audience: 'operator' } }, async (request, reply) => {
+      const account = await service.get(request.params.id);
+      if (!account) throw rgError('ACCOUNT_NOT_FOUND', { id: request.params.id });
+      const raw = String(request.body?.keepOldHours ?? '24').trim();
+      if (!/^\d{1,3}$/.test(raw) || Number(raw) > 720) throw rgError('WEBHOOK_TOKEN_OVERLAP_INVALID');
+      const rotated = (await service.rotateWebhookToken(account.id, Number(raw)))!;
+      const urls = webhookUrls(deps.publicUrl(), rotated.webhookToken);
+      return page(request, reply, { notice: html`<div class="alert ok" role="status">
+<p>New webhook URLs for <strong>${account.name}</strong>; point each gateway at its URL. ${raw === '0' ? 'The old URLs answer 404 from now on.' : `The old URLs keep working for ${raw} hours.`}</p>
+<ul class="webhook-urls">${Object.entries(urls).map(([g, url]) => html`<li>${g}: <code>${url}</code></li>`)}</ul></div>` });
+    });
 
     app.post<{ Params: { id: string } }>('/accounts/:id/invitation', { config: { audience: 'operator' } }, async (request, reply) => {
       const account = await service.get(request.params.id);

@@ -3,7 +3,7 @@ import { html } from '../html';
 import { csrfField, field, formErrors, formMessages, select, NO_ERRORS, type FormErrors } from '../forms';
 import { GATEWAY_CHOICES, gatewayName } from '../gateway-labels';
 import { ownAccount, type DashboardDeps, type DashboardPage } from '../context';
-import { updateSettings, type SettingsPatch } from '../../accounts/settings';
+import { forwardPolicy, updateSettings, type SettingsPatch } from '../../accounts/settings';
 import { GATEWAYS } from '../../gateways/registry';
 import { fieldSummary, rgError } from '../../errors';
 import type { SettingsRow } from '../../store/accounts';
@@ -81,7 +81,7 @@ ${formMessages(errors)}
       try {
         // The API's schema, then the API's rules: the same checks PATCH /clients/settings makes.
         deps.validator.assert('settings-patch', patch, '', (errors) => rgError('SETTINGS_INVALID', { fields: fieldSummary(errors) }, { details: { errors } }));
-        await updateSettings(deps.store, accountId, patch);
+        await updateSettings(deps.store, accountId, patch, forwardPolicy(app));
       } catch (err) {
         const errors = formErrors(err, (f) => f.split('.')[0]);
         return page(request, reply, { ...(await deps.store.accounts.settings(accountId)), ...(patch as Partial<SettingsRow>) } as SettingsRow, errors);

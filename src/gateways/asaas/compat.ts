@@ -1,6 +1,7 @@
 import QRCode from 'qrcode';
 import type { CompatCharge, CompatCustomer, CompatSurface, NativeAnswer, NativeRequest } from '../../compat/types';
 import { rgError } from '../../errors';
+import { PASSTHROUGH } from './passthrough';
 
 // Asaas v3 served by RouteGate (compatibility mode; docs/compatibility.md): the payments and customers paths of
 // asaas.md sections 2 to 4, JSON bodies with values in reais, the key in the `access_token` header. Everything else
@@ -182,6 +183,7 @@ export const asaasCompat: CompatSurface = {
   ],
   prefixes: ['/v3'],
   createStatus: 200,
+  passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ access_token: credentials.apiKey ?? '' }),
   recognizes: (headers) => headers.access_token !== undefined,
   answers: {

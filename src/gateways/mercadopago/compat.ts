@@ -1,6 +1,7 @@
 import type { CompatCharge, CompatCustomer, CompatSurface, NativeRequest, RefundFacts } from '../../compat/types';
 import { digits, toUnit } from '../../mapping/functions';
 import { rgError } from '../../errors';
+import { PASSTHROUGH } from './passthrough';
 
 // Mercado Pago's own API served by RouteGate (compatibility mode; docs/compatibility.md): the payments, refunds and
 // customers paths of mercadopago.md sections 2 to 4, JSON as the official SDK sends it (amounts in reais), with
@@ -156,6 +157,7 @@ export const mercadopagoCompat: CompatSurface = {
   // The SDK sends X-Idempotency-Key on every POST and PUT, and keeps a key given once for later calls made through the
   // same config (docs/sdk-notes.md): per endpoint, as Mercado Pago keeps them, a refund after a create is a new request.
   idempotency: { headers: ['x-idempotency-key', 'idempotency-key'], perEndpoint: true },
+  passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ authorization: `Bearer ${credentials.accessToken ?? ''}` }),
   recognizes: (headers) => headers['x-product-id'] !== undefined || /MercadoPago/i.test(String(headers['user-agent'] ?? '')),
   answers: { raw, refund, refundList, list, customerInput, customer },

@@ -1,5 +1,6 @@
 import { rgError } from '../../errors';
 import type { CompatCharge, CompatCustomer, CompatSurface, NativeRequest, RefundFacts } from '../../compat/types';
+import { PASSTHROUGH } from './passthrough';
 
 // Pagar.me's own core v5 API served by RouteGate (compatibility mode; docs/compatibility.md): orders, charges and
 // customers as pagarme.md sections 2 to 4 describe them, JSON bodies, HTTP Basic with the key as user. Everything
@@ -158,6 +159,7 @@ export const pagarmeCompat: CompatSurface = {
   ],
   prefixes: ['/core/v5'],
   createStatus: 200,
+  passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ authorization: `Basic ${Buffer.from(`${credentials.secretKey ?? ''}:`).toString('base64')}` }),
   recognizes: (headers) => /^PagarmeApiSDK/.test(String(headers['user-agent'] ?? '')),
   answers: {

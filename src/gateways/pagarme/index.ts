@@ -25,7 +25,7 @@ export const descriptor: GatewayDescriptor = {
     recipientId: { required: false, secret: false, pattern: '^rp_[A-Za-z0-9]{16}$', description: 'optional; the account\'s own recipient (rp_...), needed to split charges' },
     webhookPublicKey: {
       required: false, secret: false,
-      description: 'optional; checks X-Webhook-Asymmetric-Signature (RS256): a PEM public key, a JWKS document, or the https URL of one (https://hubapi.pagar.me/.well-known/jwks.json)',
+      description: 'optional; checks X-Webhook-Asymmetric-Signature (RS256): a PEM public key, a JWKS document, or the URL of the JWKS at Pagar.me (https://hubapi.pagar.me/.well-known/jwks.json; no other host is fetched)',
     },
   },
   sandboxCredentials: { secretKey: 'sk_test_sandbox_routegate_0002', webhookSecret: 'pagarme_hmac_sandbox_0002', recipientId: 'rp_RouteGateSandb02' },

@@ -9,10 +9,26 @@ import { invalid, stringAt, UNCONFIGURED, verified, type GatewayWebhook, type We
 //   https URL of one such as https://hubapi.pagar.me/.well-known/jwks.json).
 // Every header the account can check must verify, and at least one must be there. Events carry `id` (hook_...).
 
-async function publicKeys(source: string, keys: WebhookKeys): Promise<Map<string | undefined, KeyObject>> {
+// Where a JWKS URL may point: Pagar.me's own host, or wherever the operator points RouteGate at Pagar.me
+// (ROUTEGATE_PAGARME_URL: the emulators in the sandbox). Never a host a merchant picks: a stored credential must not
+// turn the receiver into a probe of the network.
+const PAGARME_JWKS_ORIGIN = 'https://hubapi.pagar.me';
+
+function jwksUrlAllowed(raw: string, gatewayOrigin: string): boolean {
+  try {
+    const origin = new URL(raw).origin;
+    return origin === PAGARME_JWKS_ORIGIN || origin === gatewayOrigin;
+  } catch {
+    return false;
+  }
+}
+
+async function publicKeys(source: string, keys: WebhookKeys, kid: string | undefined): Promise<Map<string | undefined, KeyObject>> {
   const text = source.trim();
   if (text.startsWith('-----BEGIN')) return new Map([[undefined, createPublicKey(text)]]);
-  const jwks = (/^https?:\/\//.test(text) ? await keys.fetchJson(text) : JSON.parse(text)) as { keys?: Array<Record<string, unknown>> };
+  const isUrl = /^https?:\/\//.test(text);
+  if (isUrl && !jwksUrlAllowed(text, keys.gatewayOrigin)) throw new Error('not a Pagar.me URL');
+  const jwks = (isUrl ? await keys.fetchJson(text, { refreshFor: kid }) : JSON.parse(text)) as { keys?: Array<Record<string, unknown>> };
   const out = new Map<string | undefined, KeyObject>();
   for (const jwk of jwks.keys ?? []) {
     if (jwk.kty !== 'RSA') continue;
@@ -26,16 +42,17 @@ async function checkAsymmetric(req: WebhookRequest, header: string, source: stri
   if (fields.get('alg') !== 'RS256') return invalid('X-Webhook-Asymmetric-Signature alg is not RS256');
   const signature = fields.get('signature');
   if (!signature) return invalid('X-Webhook-Asymmetric-Signature has no signature');
+  const kid = fields.get('kid');
   let known: Map<string | undefined, KeyObject>;
   try {
-    known = await publicKeys(source, keys);
-  } catch (err) {
-    return invalid(`the stored webhookPublicKey cannot be read (${(err as Error).message})`);
+    known = await publicKeys(source, keys, kid);
+  } catch {
+    // Nothing about why (a refused host, a connection error, a TLS error) reaches the sender: the 401 is generic.
+    return invalid('the signature could not be checked');
   }
-  const kid = fields.get('kid');
   // A PEM key has no kid: it checks whatever kid the header names.
   const key = known.get(kid) ?? known.get(undefined);
-  if (!key) return invalid(`X-Webhook-Asymmetric-Signature kid ${kid ?? '(none)'} is not a known key`);
+  if (!key) return invalid('X-Webhook-Asymmetric-Signature names no known key');
   const ok = rsaVerify('sha256', req.rawBody, key, Buffer.from(signature, 'base64url'));
   return ok ? verified('rs256') : invalid('X-Webhook-Asymmetric-Signature does not match the body');
 }

@@ -1,6 +1,7 @@
 import { rgError } from '../../errors';
 import type { CompatCharge, CompatSurface, NativeRequest } from '../../compat/types';
 import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
+import { PASSTHROUGH } from './passthrough';
 
 // PagBank's Orders API served by RouteGate (compatibility mode; docs/compatibility.md): pagbank.md sections 2 and
 // 3, JSON as PagBank's clients send it. Orders paths answer the order, charge paths the bare charge (capture and
@@ -48,6 +49,7 @@ export const pagbankCompat: CompatSurface = {
   bindings: (wire) => ({ amountUnit: pagbankAmountUnit(wire[AMOUNT_UNIT_SETTING]) }),
   // pagbank.md section 1: the official plugin sends x-idempotency-key on create-order and refund.
   idempotencyHeader: 'x-idempotency-key',
+  passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ authorization: `Bearer ${credentials.token ?? ''}` }),
   answers: {
     charge: (charge, request) => chargeAnswer(charge, request),

@@ -1,4 +1,5 @@
 import type { CompatCharge, CompatCustomer, CompatSurface, NativeRequest, RefundFacts } from '../../compat/types';
+import { PASSTHROUGH } from './passthrough';
 
 // Stripe's own API served by RouteGate (compatibility mode; docs/compatibility.md): the PaymentIntents, Refunds and
 // Customers paths of stripe.md sections 2 to 4, form-encoded as the Stripe SDKs send them. Everything else under
@@ -96,6 +97,7 @@ export const stripeCompat: CompatSurface = {
   // stripe.md section 1: the SDKs send indexed arrays (a[0]=x), curl empty brackets (a[]=x), nested hashes by brackets.
   form: { depth: 10, arrayLimit: 100, parameterLimit: 2000 },
   createStatus: 200,
+  passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ authorization: `Bearer ${credentials.secretKey ?? ''}` }),
   recognizes: (headers) => headers['stripe-version'] !== undefined || /^Stripe\//.test(String(headers['user-agent'] ?? '')),
   answers: {

@@ -1,15 +1,16 @@
 import { nowIso } from '../db';
+import { clock } from '../../lib/clock';
 import { type AccountRow, type RawSettings, type SettingsRow, pickGatewaySettings, toSettings } from '../accounts';
 import { atomically, type Queryable } from './queryable';
 import { notifySql } from './change-feed';
 import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
 
-interface RawAccount { id: string; name: string; email: string; active: number | string; webhook_token: string; created_at: string; updated_at: string }
+interface RawAccount { id: string; name: string; email: string; active: number | string; webhook_token: string; compat_passthrough: number | string; created_at: string; updated_at: string }
 
-const ACCOUNT_COLUMNS = 'id, name, email, active, webhook_token, created_at, updated_at';
+const ACCOUNT_COLUMNS = 'id, name, email, active, webhook_token, compat_passthrough, created_at, updated_at';
 
 function toAccount(r: RawAccount): AccountRow {
-  return { id: r.id, name: r.name, email: r.email, active: Number(r.active) === 1, webhookToken: r.webhook_token, createdAt: r.created_at, updatedAt: r.updated_at };
+  return { id: r.id, name: r.name, email: r.email, active: Number(r.active) === 1, webhookToken: r.webhook_token, compatPassthrough: Number(r.compat_passthrough) === 1, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
 const SQL = {
@@ -20,6 +21,12 @@ const SQL = {
     SELECT a.*, ${notifySql('accounts')} FROM a`,
   byId: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`,
   byWebhookToken: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE webhook_token = $1`,
+  byOverlapToken: `SELECT ${ACCOUNT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')} FROM webhook_token_overlaps o JOIN accounts a ON a.id = o.account_id
+    WHERE o.token = $1 AND o.expires_at > $2`,
+  setToken: `UPDATE accounts SET webhook_token = $1, updated_at = $2 WHERE id = $3 AND webhook_token = $4 RETURNING ${notifySql('accounts')}`,
+  keepToken: 'INSERT INTO webhook_token_overlaps (token, account_id, expires_at) VALUES ($1, $2, $3)',
+  dropOverlaps: 'DELETE FROM webhook_token_overlaps WHERE account_id = $1 OR expires_at <= $2',
+  setPassthrough: `UPDATE accounts SET compat_passthrough = $1, updated_at = $2 WHERE id = $3 RETURNING ${notifySql('accounts')}`,
   all: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`,
   setActive: `UPDATE accounts SET active = $1, updated_at = $2 WHERE id = $3 RETURNING ${notifySql('accounts')}`,
   settingsById: `SELECT primary_gateway, gateway_fallbacks, compatibility_mode, response_format, webhook_forward_url, gateway_settings, orphan_policy
@@ -57,9 +64,30 @@ export class PgAccountsRepository {
     });
   }
 
-  async getByWebhookToken(token: string): Promise<AccountRow | undefined> {
+  /** The account whose current token this is, or whose rotated token still overlaps at `now` (ms). */
+  async getByWebhookToken(token: string, now = clock.now()): Promise<AccountRow | undefined> {
     const { rows } = await this.q.query<RawAccount>({ name: 'accounts.byWebhookToken', text: SQL.byWebhookToken, values: [token] });
-    return rows[0] && toAccount(rows[0]);
+    if (rows[0]) return toAccount(rows[0]);
+    const kept = await this.q.query<RawAccount>({ name: 'accounts.byOverlapToken', text: SQL.byOverlapToken, values: [token, now] });
+    return kept.rows[0] && toAccount(kept.rows[0]);
+  }
+
+  /** As AccountsRepository.rotateWebhookToken: the replaced token kept until `keepUntil`, or every old one dropped. */
+  async rotateWebhookToken(id: string, previous: string, next: string, keepUntil: number | null, now = clock.now()): Promise<boolean> {
+    return writeThrough(this.shared.feed, () => atomically(this.q, async (tx) => {
+      const res = await tx.query({ name: 'accounts.setToken', text: SQL.setToken, values: [next, nowIso(), id, previous] });
+      if (res.rowCount !== 1) return false;
+      if (keepUntil === null) await tx.query({ name: 'accounts.dropOverlaps', text: SQL.dropOverlaps, values: [id, now] });
+      else await tx.query({ name: 'accounts.keepToken', text: SQL.keepToken, values: [previous, id, keepUntil] });
+      return true;
+    }));
+  }
+
+  /** Operator only (CLI, operator dashboard): compatibility passthrough for this account. */
+  async setCompatPassthrough(id: string, on: boolean): Promise<boolean> {
+    const res = await writeThrough(this.shared.feed, () =>
+      this.q.query({ name: 'accounts.setPassthrough', text: SQL.setPassthrough, values: [on ? 1 : 0, nowIso(), id] }));
+    return res.rowCount === 1;
   }
 
   async list(): Promise<AccountRow[]> {

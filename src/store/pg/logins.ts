@@ -23,6 +23,7 @@ const SQL = {
     INSERT INTO invitations (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
   invitationByHash: 'SELECT account_id, expires_at, used_at FROM invitations WHERE token_hash = $1',
   markUsed: 'UPDATE invitations SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL',
+  revokeInvitations: 'UPDATE invitations SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL',
 };
 
 type Raw = { id: string; email: string; password_hash: string };
@@ -65,6 +66,11 @@ export class PgLoginsRepository {
       await tx.query({ name: 'logins.lockAccount', text: SQL.lockAccount, values: [accountId] });
       await tx.query({ name: 'logins.invite', text: SQL.invite, values: [tokenHash, accountId, nowIso(), expiresAt] });
     });
+  }
+
+  /** Every unused invitation of the account stops working (a password was set, changed or reset). */
+  async revokeInvitations(accountId: string): Promise<void> {
+    await this.q.query({ name: 'logins.revokeInvitations', text: SQL.revokeInvitations, values: [nowIso(), accountId] });
   }
 
   async invitation(tokenHash: string): Promise<InvitationRow | undefined> {

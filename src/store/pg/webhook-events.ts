@@ -1,4 +1,4 @@
-import { onlyCharge, type EventCharge, type WebhookEventRecord } from '../webhook-events';
+import { lookupKey, onlyCharge, type EventCharge, type WebhookEventRecord } from '../webhook-events';
 import type { Queryable } from './queryable';
 
 interface Raw {
@@ -66,7 +66,10 @@ export class PgWebhookEventsRepository {
    * The charge a gateway event is about, by the gateway's id for it and by RouteGate's own id the gateway echoed:
    * only when exactly one charge at that gateway answers (in `accountId` when given; across accounts otherwise).
    */
-  async findCharge(gateway: string, externalId: string | undefined, reference: string | undefined, accountId?: string): Promise<EventCharge | undefined> {
+  async findCharge(gateway: string, externalIdIn: unknown, referenceIn: unknown, accountId?: string): Promise<EventCharge | undefined> {
+    // Ids read from a notification's body: anything but a short string or a whole number finds nothing, before SQL.
+    const externalId = lookupKey(externalIdIn);
+    const reference = lookupKey(referenceIn);
     type Row = { id: string; account_id: string };
     const toCharge = (r: Row): EventCharge => ({ id: r.id, accountId: r.account_id });
     let byExternal: EventCharge[] = [];
