@@ -23,7 +23,7 @@ import { CredentialVault } from '../src/accounts/credential-vault';
 import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 import { ROOT } from '../src/lib/paths';
 import { call } from './helper';
-import { asaasEvent, asaasHeaders } from './helpers/gateway-webhooks';
+import { asaasEvent, asaasHeaders, pagbankHeaders } from './helpers/gateway-webhooks';
 import { testDatabase } from './helpers/test-db';
 
 // Issue 39, the create path: a lookup answering "none" is not proof while the gateway may still act on a create it
@@ -373,6 +373,41 @@ describe('a create interrupted at a gateway that keeps idempotency keys and offe
     assert.equal(retry.body.data.gateway, 'pagbank');
     assert.equal((await e2e.control.ledger('pagbank')).filter((c) => c.reference === id).length, 1, 'the one order');
     assert.equal((await everywhere(e2e, id)).length, 1);
+  });
+});
+
+describe('pagbank: a verified notification settles a create whose answers were lost', () => {
+  test('the order the notification names is read at PagBank and taken because it carries the charge\'s reference', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagbank', gatewayFallbacks: [] });
+    await e2e.control.fault('pagbank', 'lose', { count: 2, method: 'POST', path: CREATE_PATH.pagbank });
+    const first = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    expectError(first, 'GATEWAY_TIMEOUT', 504);
+    const id = first.headers['x-rg-charge-id'] as string;
+    const [held] = (await e2e.control.ledger('pagbank')).filter((c) => c.reference === id);
+    assert.ok(held, 'PagBank made the order');
+    const token = SANDBOX_CREDENTIALS.pagbank.token;
+    const me = await e2e.call('GET', '/api/v1/clients/me', { key });
+    const hook = `/api/v1/webhooks/pagbank/${me.body.data.webhookToken}`;
+
+    // A notification naming another order is read at PagBank and refused: its reference is not this charge's.
+    const other = await e2e.call('POST', '/api/v1/charges', { key, body: card() });
+    assert.equal(other.status, 201, other.text);
+    const otherCharge = await call(e2e.sandbox.app.config.gatewayUrls.pagbank, 'GET', `/charges/${other.body.data.externalId}`, { headers: { authorization: `Bearer ${token}` } });
+    const forged = JSON.stringify({ ...otherCharge.body, reference_id: id });
+    assert.equal((await e2e.call('POST', hook, { rawBody: forged, headers: pagbankHeaders(forged, token) })).status < 500, true);
+    assert.equal((await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data.status, 'processing', 'another order never settles this charge');
+
+    // PagBank's own notification (the charge as its API answers it), signed with the account's token.
+    const atPagbank = await call(e2e.sandbox.app.config.gatewayUrls.pagbank, 'GET', `/charges/${held.id}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(atPagbank.status, 200, atPagbank.text);
+    const notice = JSON.stringify(atPagbank.body);
+    const res = await e2e.call('POST', hook, { rawBody: notice, headers: pagbankHeaders(notice, token) });
+    assert.equal(res.status, 200, res.text);
+    const stored = (await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data;
+    assert.equal(stored.status, 'approved');
+    assert.equal(stored.externalId, held.id, 'the gateway id from PagBank\'s answer to RouteGate\'s own read');
+    assert.equal(stored.paidAmount, held.paidAmount);
+    assert.equal((await e2e.control.ledger('pagbank')).filter((c) => c.reference === id).length, 1, 'the one order, nothing sent again');
   });
 });
 

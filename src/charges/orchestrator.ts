@@ -7,7 +7,7 @@ import { planAttempts, type PlannedAttempt } from './router';
 import { ChargeLocks } from './charge-locks';
 import { type ChargeResult, type GatewayDeps } from './gateway-deps';
 import { ChargeCreation } from './create';
-import { ChargeSettlement, type CreateReplay } from './settlement';
+import { ChargeSettlement, type CreateReplay, type NotifiedPayment } from './settlement';
 import { FollowUps, type FollowUpOptions } from './follow-ups';
 
 // What callers imported from here before the create and settlement had modules of their own.
@@ -104,6 +104,11 @@ export class ChargeService {
   /** `reconcile` for a charge whose lock `owner` already holds (claimed by the reconciler); releases it. */
   reconcileHeld(id: string, owner: string, deadline = this.deadline()): Promise<boolean> {
     return this.settlement.reconcileHeld(id, owner, deadline);
+  }
+
+  /** An unconfirmed create settled from a verified notification's payment, read at the gateway (src/charges/settlement.ts). */
+  settleNotified(id: string, notified: NotifiedPayment, deadline = this.deadline()): Promise<boolean> {
+    return this.settlement.settleNotified(id, notified, deadline);
   }
 
   /** A settled charge under watch (claimed by the reconciler): payments made after all, and orphans. */

@@ -1,11 +1,11 @@
 import type { ChargePatch, ChargeRecord, AttemptRecord } from '../store/charges';
 import { ADAPTERS } from '../gateways/registry';
 import type { GatewayId } from '../gateways/registry-ids';
-import { GatewayFailure, type ChargeOutcome, type NormalizedCharge, type PaymentMethod } from '../gateways/types';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type NormalizedCharge, type PaymentMethod } from '../gateways/types';
 import { rgError } from '../errors';
 import { toPublicError } from './outcomes';
 import { ChargeLocks } from './charge-locks';
-import { settleAmbiguousCreate, type SendClock } from './settle';
+import { settleAmbiguousCreate, type SendClock, type Settlement } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
 import { isFollowUp } from './follow-ups';
 import { DEFAULT_SETTLE_HORIZON_MS, callContext, reconcileDelayMs, type GatewayDeps } from './gateway-deps';
@@ -25,6 +25,9 @@ const mayHaveCharged = (s: { outcome: string; ambiguous: boolean }) => s.outcome
  * creates and interrupted follow-ups (settleHeld), and settled charges kept under watch until the settle horizon
  * has passed since their last send (recheckHeld), where payments made after all, and orphans, are found.
  */
+/** A payment a verified notification named for a charge whose create is unsettled: a candidate, read at the gateway. */
+export interface NotifiedPayment { gateway: GatewayId; externalId: string }
+
 export class ChargeSettlement {
   private readonly orphans: OrphanHandler;
 
@@ -50,6 +53,35 @@ export class ChargeSettlement {
     return this.reconcileHeld(id, owner, deadline, replay);
   }
 
+  /**
+   * Settle an unconfirmed create from a verified notification that names a payment (src/webhooks/gateway-reads.ts):
+   * the payment is read at the gateway with the account's credentials and taken only when the gateway's own answer
+   * carries this charge's reference. Waits for the lock like a follow-up; resolves true once not `processing`.
+   */
+  async settleNotified(id: string, notified: NotifiedPayment, deadline = this.deadline()): Promise<boolean> {
+    const owner = await this.locks.acquire(id, Math.min(deadline, Date.now() + 15_000));
+    try {
+      const charge = await this.deps.store.charges.getById(id);
+      if (!charge || charge.status !== 'processing' || charge.externalId) return true;
+      return await this.settleHeld(charge, deadline, undefined, notified);
+    } finally {
+      await this.locks.release(id, owner);
+    }
+  }
+
+  /** The notified payment as the gateway answers it, when it is this charge's (its reference); else undefined. */
+  private async confirmNotified(ctx: CallContext, charge: ChargeRecord, notified: NotifiedPayment): Promise<ChargeOutcome | undefined> {
+    const adapter = ADAPTERS[notified.gateway];
+    if (!adapter.referenceOf) return undefined;
+    try {
+      const read = await adapter.retrieveCharge(ctx, { externalId: notified.externalId, paymentMethod: charge.paymentMethod as PaymentMethod, amount: charge.amount });
+      return adapter.referenceOf(read.raw) === charge.id ? read : undefined;
+    } catch (err) {
+      if (err instanceof GatewayFailure && err.kind === 'decline' && adapter.referenceOf(err.info.body) === charge.id) throw err;
+      return undefined;
+    }
+  }
+
   /** `reconcile` for a charge whose lock `owner` already holds (claimed by the reconciler); releases it. */
   async reconcileHeld(id: string, owner: string, deadline = this.deadline(), replay?: CreateReplay): Promise<boolean> {
     try {
@@ -67,7 +99,7 @@ export class ChargeSettlement {
    * absence (src/charges/settle.ts). Interrupted follow-ups (in_flight attempts whose holder died) are closed as
    * unknown and the amounts re-read. The caller holds the lock. Resolves true once not `processing`.
    */
-  async settleHeld(charge: ChargeRecord, deadline: number, replay?: CreateReplay): Promise<boolean> {
+  async settleHeld(charge: ChargeRecord, deadline: number, replay?: CreateReplay, notified?: NotifiedPayment): Promise<boolean> {
     const { store } = this.deps;
     const attempts = await store.charges.attempts(charge.id);
     // Follow-ups whose outcome is unknown are settled by their own identity (follow-ups.ts), never by this read.
@@ -145,9 +177,10 @@ export class ChargeSettlement {
             if (send) await store.commit((tx) => tx.charges.markSent(charge.id, send.seq, at));
           },
         };
+        const confirmed = notified && notified.gateway === gateway ? await this.confirmNotified(ctx, charge, notified) : undefined;
         // Only under the key the create was sent with: any other key would be a second create.
-        const body = replay && send?.idempotencyKey && adapter.keepsIdempotencyKeys ? await replay(gateway) : undefined;
-        const settled = await settleAmbiguousCreate(adapter, ctx, pm, body, clock, { refusalProves: false });
+        const body = !confirmed && replay && send?.idempotencyKey && adapter.keepsIdempotencyKeys ? await replay(gateway) : undefined;
+        const settled: Settlement = confirmed ? { kind: 'charged', outcome: confirmed, via: 'lookup' } : await settleAmbiguousCreate(adapter, ctx, pm, body, clock, { refusalProves: false });
         if (settled.kind === 'declined') return await declined(settled.failure);
         if (settled.kind === 'absent') {
           const { code, message } = rgError('NEVER_TAKEN', { gateway, id: charge.id });

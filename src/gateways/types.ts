@@ -288,6 +288,12 @@ export interface GatewayAdapter {
   lookupCharge?(ctx: CallContext, reference: string, paymentMethod: PaymentMethod): Promise<ChargeOutcome | null>;
   /** true when lookupCharge's null proves the gateway never took the charge (its lookup reads are consistent). */
   lookupProvesAbsence?: boolean;
+  /**
+   * RouteGate's reference as the gateway stores it on a payment it answered (`retrieveCharge`'s raw body), for a
+   * gateway with no lookup by reference: a notification's payment id is read at the gateway and taken only when the
+   * gateway's own answer carries the charge's reference.
+   */
+  referenceOf?(raw: unknown): string | undefined;
   createCharge(ctx: CallContext, charge: NormalizedCharge): Promise<ChargeOutcome>;
   retrieveCharge(ctx: CallContext, ref: ChargeRef): Promise<ChargeOutcome>;
   captureCharge(ctx: CallContext, ref: ChargeRef, amount?: number): Promise<ChargeOutcome>;

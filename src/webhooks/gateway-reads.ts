@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ChargeService } from '../charges/orchestrator';
 import type { ChargeRecord } from '../store/charges';
 import { RouteGateError } from '../errors';
+import { ADAPTERS } from '../gateways/registry';
+import type { GatewayId } from '../gateways/registry-ids';
 
 // The reads a notification makes RouteGate do at the gateway, through the charge service (under the charge's lock,
 // storing what the gateway says as any refresh does): a charge's gateway id and state come from RouteGate's own
@@ -29,10 +31,18 @@ export async function readAtGateway(charges: ChargeService, accountId: string, c
  * and forwarded but not applied (the reconciler settles the charge). Busy: the notification waits for the gateway's
  * next try (409).
  */
-export async function settleCreateFirst(charges: ChargeService, log: FastifyBaseLogger, accountId: string, chargeId: string): Promise<void> {
+export async function settleCreateFirst(
+  charges: ChargeService, log: FastifyBaseLogger, accountId: string, chargeId: string, notified?: { gateway: GatewayId; externalId?: string },
+): Promise<void> {
   const charge = await charges.get(accountId, chargeId).catch(() => undefined);
   if (!charge || charge.externalId) return;
   try {
+    // A gateway with no lookup by reference (PagBank): the payment the notification names, read at the gateway and
+    // taken only if the gateway's answer carries this charge's reference.
+    if (notified?.externalId && ADAPTERS[notified.gateway].referenceOf && !ADAPTERS[notified.gateway].lookupCharge) {
+      await charges.settleNotified(chargeId, { gateway: notified.gateway, externalId: notified.externalId });
+      return;
+    }
     await charges.refresh(accountId, chargeId);
   } catch (err) {
     if (err instanceof RouteGateError && err.code === 'CHARGE_BUSY') throw err;

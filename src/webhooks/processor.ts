@@ -13,6 +13,7 @@ import { sha256Hex } from '../lib/signatures';
 import { buildEvent, type RouteGateEvent, type RouteGateEventType, type VerifiedBy, type WebhookResult } from './event';
 import { mismatchOf, resultFromCharge } from './event-checks';
 import { readAtGateway, settleCreateFirst } from './gateway-reads';
+import { lookupKey } from '../store/webhook-events';
 import type { EventCharge } from '../store/webhook-events';
 import { patchFromEvent } from './charge-update';
 import { RETRY_FOR_MS } from './backoff';
@@ -78,7 +79,8 @@ export class WebhookProcessor {
     let found = await store.webhookEvents.findCharge(gateway, first.externalId, first.reference, account?.id);
     // A payment RouteGate found at a gateway that is not its charge's (docs/charges.md, "Orphans"): its events are
     // stored on that charge, never applied to it (the charge holds another payment) and never dropped.
-    const orphan = !found && first.externalId ? await store.charges.findOrphan(gateway, first.externalId) : undefined;
+    const orphanId = found ? undefined : lookupKey(first.externalId);
+    const orphan = orphanId ? await store.charges.findOrphan(gateway, orphanId) : undefined;
     const orphanOf = orphan && (!account || orphan.accountId === account.id) ? orphan : undefined;
     const accountId = account?.id ?? found?.accountId ?? orphanOf?.accountId;
     if (!accountId) {
@@ -111,7 +113,7 @@ export class WebhookProcessor {
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
     if (existing) return this.redelivered(existing.id, accountId, typed.type);
-    if (found && typed.type.startsWith('payment.')) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id);
+    if (found && typed.type.startsWith('payment.')) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
     return this.record(event, accountId, gatewayEventId, typed, 'apply');
   }

@@ -55,6 +55,11 @@ export const pagbankAdapter: GatewayAdapter = {
   amountUnit: pagbankAmountUnit(), // the default; ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches every call
   currencies: ['BRL'],
   keepsIdempotencyKeys: true,
+  // The order's reference_id is RouteGate's charge id (charge.request).
+  referenceOf: (raw) => {
+    const ref = (raw as { reference_id?: unknown } | null)?.reference_id;
+    return typeof ref === 'string' ? ref : undefined;
+  },
   defaultBaseUrl: 'https://api.pagseguro.com',
   // Boleto: cancel while WAITING; a paid boleto cannot be refunded through the API. Pix: a QR code has no
   // cancel (it expires); once paid its PIX charge refunds like a card. The Orders API has no customer
