@@ -53,7 +53,7 @@ describe('chaos in process: faults on the money call of every gateway and operat
       // a fallback case touches two gateways, so those run afterwards, one at a time.
       const lanes = new Map<GatewayId, Promise<unknown>>();
       const runs = cases.filter((c) => c.op !== 'create_fallback').map((c, i) => {
-        const previous: Promise<unknown> = lanes.get(c.gateway) ?? Promise.resolve();
+        const previous: Promise<unknown> = lanes.has(c.gateway) ? lanes.get(c.gateway)! : Promise.resolve();
         const run = previous.then(() => t.test(c.name, { timeout: 60_000 }, () => oneCase(c, `chaos-${seed}-${i}`)));
         lanes.set(c.gateway, run.catch(() => undefined));
         return run;
