@@ -3,6 +3,8 @@ import path from 'node:path';
 import jsonata from 'jsonata';
 import { MAPPINGS_DIR } from '../lib/paths';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
+import { GATEWAYS } from '../gateways/registry';
+import { guardRendered, type AmountDeclaration } from './amount-guard';
 import { mappingFunctions } from './functions';
 import { BudgetExceeded, compileExpression, ConcurrentErrors, describeError, NeedsInterpreter, toPlain, type CompiledMapping, type EnginePath, type Limits } from './compiled';
 
@@ -83,10 +85,28 @@ export interface LoadedMapping {
 /** `compile: false` keeps every mapping on the interpreter; `generate: false` keeps compiled ones as closures (tests). */
 export interface MappingOptions { compile?: boolean; generate?: boolean }
 
+/**
+ * The money guard's declaration of a gateway: its descriptor's (src/gateways/<id>/amounts.ts). An unregistered
+ * gateway folder (the template) is read from its own descriptor.
+ */
+export function amountDeclaration(gateway: GatewayId): AmountDeclaration | undefined {
+  const registered = GATEWAYS.find((g) => g.id === gateway);
+  if (registered) return registered.amounts;
+  if (!/^[a-z][a-z0-9_]*$/.test(gateway)) return undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require(`../gateways/${gateway}`) as { descriptor?: { amounts?: AmountDeclaration } }).descriptor?.amounts;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One gateway's compiled mappings. */
 export class MappingSet {
   private readonly bindings: Record<string, unknown>;
   private readonly mappings: Map<string, LoadedMapping>;
+  /** Where this gateway's requests carry amounts (the money guard); checked on every evaluate of a request mapping. */
+  readonly amounts: AmountDeclaration | undefined;
 
   constructor(
     public readonly gateway: GatewayId,
@@ -95,6 +115,7 @@ export class MappingSet {
     options: MappingOptions = {},
   ) {
     this.bindings = mappingFunctions(statusTable);
+    this.amounts = amountDeclaration(gateway);
     this.mappings = new Map([...expressions].map(([name, expression]): [string, LoadedMapping] => {
       if (options.compile === false) return [name, { expression, path: { engine: 'interpreter', reason: 'compilation turned off' } }];
       const { fn, path } = compileExpression(expression, { generate: options.generate });
@@ -115,7 +136,17 @@ export class MappingSet {
     return this.mappings.has(name);
   }
 
+  /**
+   * A mapping's output for `input`. A request mapping's output passes the money guard first (src/mapping/amount-guard.ts):
+   * an amount other than the operation's throws MappingAmountError, so the adapter never sends it.
+   */
   async evaluate<T = any>(name: string, input: unknown, extraBindings?: Record<string, unknown>): Promise<T> {
+    const value = await this.evaluateUnguarded<T>(name, input, extraBindings);
+    if (this.amounts?.requests[name]) guardRendered(this.gateway, this.amounts, name, input, extraBindings, value);
+    return value;
+  }
+
+  private async evaluateUnguarded<T>(name: string, input: unknown, extraBindings?: Record<string, unknown>): Promise<T> {
     const mapping = this.mappings.get(name);
     if (!mapping) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
     // Neither engine writes to the bindings it is given, so without extra ones the set's own object serves.

@@ -1,0 +1,103 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startE2E, CUSTOMER, CARD, type E2E } from './helpers/e2e';
+import { expectError } from './helper';
+import { CREATE_PATH } from './helpers/charge-inputs';
+import { copyMappings, editToWrongUnit, WRONG_FIELD } from './helpers/wrong-unit';
+import { GATEWAY_IDS, type GatewayId } from '../src/gateways/registry-ids';
+import { GATEWAYS } from '../src/gateways/registry';
+import { guardRendered, MappingAmountError } from '../src/mapping/amount-guard';
+import { ROOT } from '../src/lib/paths';
+
+// Issue 41, item 1: a wrong money unit is never sent, whatever the mapping files and their fixtures say.
+
+const GATEWAYS_UNDER_TEST = [...GATEWAY_IDS] as GatewayId[];
+
+describe('a charge.request edited to the wrong unit, fixtures agreeing', () => {
+  let e2e: E2E;
+  let cleanup: () => void;
+  let maps: string;
+  before(async () => {
+    const copy = copyMappings();
+    cleanup = copy.cleanup;
+    maps = copy.maps;
+    await editToWrongUnit(maps, GATEWAYS_UNDER_TEST);
+    e2e = await startE2E({ ROUTEGATE_MAPPINGS_DIR: maps });
+  });
+  after(async () => {
+    await e2e.close();
+    cleanup();
+  });
+
+  for (const gateway of GATEWAYS_UNDER_TEST) {
+    test(`${gateway}: the service refuses with MAPPING_AMOUNT_MISMATCH before any create reaches the gateway`, async () => {
+      await e2e.control.reset();
+      const key = await e2e.account({ primaryGateway: gateway, gatewayFallbacks: [] });
+      let customerId: string | undefined;
+      if (gateway === 'asaas') customerId = (await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER, gateway: 'asaas' } })).body.data.externalId;
+      const body = { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD, ...(customerId ? { customerId } : {}) };
+      const res = await e2e.call('POST', '/api/v1/charges', { key, body });
+      expectError(res, 'MAPPING_AMOUNT_MISMATCH', 500);
+      assert.match(res.body.error.message, new RegExp(`${gateway}/charge\\.request`));
+      assert.match(res.body.error.message, WRONG_FIELD[gateway]);
+      assert.match(res.body.error.message, /1999 cents/);
+      assert.match(res.body.error.message, /nothing was sent/);
+      const creates = (await e2e.control.requests(gateway)).filter((r) => r.method === 'POST' && r.path.split('?')[0] === CREATE_PATH[gateway]);
+      assert.deepEqual(creates, [], 'no create call reached the gateway');
+      assert.deepEqual(await e2e.control.ledger(gateway), [], 'nothing charged');
+      // The stored charge and its attempt say why.
+      const id = res.body.error.details?.chargeId ?? (await e2e.call('GET', '/api/v1/charges?limit=1', { key })).body.data[0]?.id;
+      if (id) {
+        const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+        assert.equal(stored.body.data.status, 'failed');
+      }
+    });
+  }
+
+  test('mappings check fails on every edited gateway, naming the mapping, the field, expected and rendered', () => {
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'routegate.js'), 'mappings', 'check'], {
+      env: { PATH: process.env.PATH ?? '', ROUTEGATE_MAPPINGS_DIR: maps }, encoding: 'utf8', timeout: 60_000,
+    });
+    assert.equal(res.status, 1, res.stdout);
+    for (const gateway of GATEWAYS_UNDER_TEST) {
+      assert.match(res.stdout, new RegExp(`FAIL ${gateway}/fixtures/charge\\.request/.*\\n\\s+MAPPING_AMOUNT_MISMATCH ${gateway}/charge\\.request: `), gateway);
+    }
+    assert.match(res.stdout, /expected 19\.99[^\n]*rendered 1999|expected 1999[^\n]*rendered 19\.99/);
+  });
+
+  test('start-up refuses the folder (no override), naming the guard', () => {
+    const res = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], {
+      env: { PATH: process.env.PATH ?? '', ROUTEGATE_MAPPINGS_DIR: maps, ROUTEGATE_DB: path.join(path.dirname(maps), 'rg.db'), ROUTEGATE_MASTER_KEY: 'a'.repeat(64), PORT: '0', HOST: '127.0.0.1' },
+      encoding: 'utf8', timeout: 60_000,
+    });
+    assert.equal(res.status, 1, res.stderr);
+    assert.match(res.stderr, /refusing to start/);
+    assert.match(res.stderr, /MAPPING_AMOUNT_MISMATCH pagarme\/charge\.request/);
+  });
+});
+
+test('every registered gateway declares the amounts of each money request it ships', () => {
+  for (const g of GATEWAYS) {
+    assert.ok(g.amounts.requests['charge.request'], `${g.id} declares charge.request`);
+    for (const name of ['capture.request', 'refund.request', 'cancel.request']) {
+      if (require('node:fs').existsSync(path.join(ROOT, 'mappings', g.id, `${name}.jsonata`))) assert.ok(g.amounts.requests[name], `${g.id} declares ${name}`);
+    }
+    assert.ok(g.amounts.answer.fields.length > 0, `${g.id} says where its answer reports the amount`);
+  }
+});
+
+test('the guard: a missing amount, one where none is due, a string, and an unbound unit are all refused', () => {
+  const decl = GATEWAYS.find((g) => g.id === 'pagbank')!.amounts;
+  const input = { charge: { amount: 1999 } };
+  assert.throws(() => guardRendered('pagbank', decl, 'charge.request', input, { amountUnit: 'minor' }, { items: [{ unit_amount: 19.99 }] }), MappingAmountError);
+  assert.doesNotThrow(() => guardRendered('pagbank', decl, 'charge.request', input, { amountUnit: 'major' }, { items: [{ unit_amount: 19.99 }], qr_codes: [{ amount: { value: 19.99 } }] }));
+  assert.throws(() => guardRendered('pagbank', decl, 'charge.request', input, {}, { items: [{ unit_amount: 1999 }] }), /not bound/);
+  assert.throws(() => guardRendered('pagbank', decl, 'charge.request', input, { amountUnit: 'minor' }, { reference_id: 'x' }), /is missing/);
+  const stripe = GATEWAYS.find((g) => g.id === 'stripe')!.amounts;
+  assert.throws(() => guardRendered('stripe', stripe, 'charge.request', input, {}, { amount: '1999' }), MappingAmountError);
+  assert.throws(() => guardRendered('stripe', stripe, 'capture.request', { amount: null }, {}, { amount_to_capture: 1999 }), /names none/);
+  assert.doesNotThrow(() => guardRendered('stripe', stripe, 'capture.request', { amount: null }, {}, { expand: ['latest_charge'] }));
+  assert.throws(() => guardRendered('stripe', stripe, 'refund.request', { amount: 500 }, {}, { amount: 5 }), /expected 500, rendered 5/);
+});
