@@ -10,6 +10,8 @@ import { GATEWAY_IDS, type GatewayId } from '../src/gateways/registry-ids';
 import { GATEWAYS } from '../src/gateways/registry';
 import { guardRendered, MappingAmountError } from '../src/mapping/amount-guard';
 import { ROOT } from '../src/lib/paths';
+import http from 'node:http';
+import { request as undiciRequest } from 'undici';
 
 // Issue 41, item 1: a wrong money unit is never sent, whatever the mapping files and their fixtures say.
 
@@ -48,11 +50,13 @@ describe('a charge.request edited to the wrong unit, fixtures agreeing', () => {
       assert.deepEqual(creates, [], 'no create call reached the gateway');
       assert.deepEqual(await e2e.control.ledger(gateway), [], 'nothing charged');
       // The stored charge and its attempt say why.
-      const id = res.body.error.details?.chargeId ?? (await e2e.call('GET', '/api/v1/charges?limit=1', { key })).body.data[0]?.id;
-      if (id) {
-        const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
-        assert.equal(stored.body.data.status, 'failed');
-      }
+      const [listed] = (await e2e.call('GET', '/api/v1/charges?limit=1', { key })).body.data;
+      const stored = await e2e.call('GET', `/api/v1/charges/${listed.id}`, { key });
+      assert.equal(stored.body.data.status, 'failed');
+      assert.equal(stored.body.data.errorCode ?? stored.body.data.error?.code ?? 'MAPPING_AMOUNT_MISMATCH', 'MAPPING_AMOUNT_MISMATCH');
+      const attempt = stored.body.data.attempts.find((a: { operation: string }) => a.operation === 'charge');
+      assert.equal(attempt.errorCode, 'MAPPING_AMOUNT_MISMATCH');
+      assert.match(attempt.message, /charge\.request/);
     });
   }
 
@@ -100,4 +104,53 @@ test('the guard: a missing amount, one where none is due, a string, and an unbou
   assert.throws(() => guardRendered('stripe', stripe, 'capture.request', { amount: null }, {}, { amount_to_capture: 1999 }), /names none/);
   assert.doesNotThrow(() => guardRendered('stripe', stripe, 'capture.request', { amount: null }, {}, { expand: ['latest_charge'] }));
   assert.throws(() => guardRendered('stripe', stripe, 'refund.request', { amount: 500 }, {}, { amount: 5 }), /expected 500, rendered 5/);
+});
+
+describe('a gateway that takes another amount than asked', () => {
+  let e2e: E2E;
+  let proxy: http.Server;
+  let proxyUrl: string;
+  before(async () => {
+    e2e = await startE2E();
+    // In front of the Pagar.me emulator: passes every call on, and rewrites the create's answer to report 20 cents.
+    const target = e2e.sandbox.app.config.gatewayUrls.pagarme;
+    proxy = http.createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const headers = { ...req.headers };
+      delete headers.host;
+      delete headers['content-length'];
+      const answer = await undiciRequest(target + req.url, { method: req.method as 'POST', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      let text = await answer.body.text();
+      if (req.method === 'POST' && req.url === '/core/v5/orders') {
+        const order = JSON.parse(text);
+        order.amount = 20;
+        for (const c of order.charges ?? []) c.amount = 20;
+        text = JSON.stringify(order);
+      }
+      res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  });
+  after(async () => {
+    await new Promise((resolve) => proxy.close(resolve));
+    await e2e.close();
+  });
+
+  test('pagarme reports 20 cents for a 1999 charge: the attempt is flagged and the charge is not approved', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    const res = await e2e.withGatewayUrl('pagarme', proxyUrl, () => e2e.call('POST', '/api/v1/charges', {
+      key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD },
+    }));
+    assert.notEqual(res.status, 201, res.text);
+    expectError(res, 'GATEWAY_ERROR', 502);
+    assert.match(res.body.error.message, /pagarme reports 20 cents on or_\w+ where RouteGate asked for 1999 cents/);
+    const [listed] = (await e2e.call('GET', '/api/v1/charges?limit=1', { key })).body.data;
+    const stored = await e2e.call('GET', `/api/v1/charges/${listed.id}`, { key });
+    assert.notEqual(stored.body.data.status, 'approved');
+    const attempt = stored.body.data.attempts.find((a: { operation: string }) => a.operation === 'charge');
+    assert.equal(attempt.outcome, 'failed');
+    assert.match(attempt.message, /reports 20 cents/);
+  });
 });
