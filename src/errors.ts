@@ -108,6 +108,7 @@ export const ERRORS = {
   },
   DATABASE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Database is not available' },
   NOT_READY: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: {problems}' },
+  OPERATOR_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'The mapping operations need Authorization: Bearer <ROUTEGATE_METRICS_TOKEN> (or, with no token set, a call from this machine)' },
   METRICS_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'GET /metrics needs Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>' },
   SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
   INTERNAL_ERROR: { code: 'INTERNAL_ERROR', message: 'Internal server error' },
