@@ -212,7 +212,7 @@ const COMMANDS: Command[] = [
     options: { input: { type: 'string' }, bindings: { type: 'string' } },
     summary: 'print what one mapping produces for a sample input, through the money guard',
     details: [
-      'GATEWAY/NAME is e.g. pagarme/charge.request. --input is the mapping\'s input as JSON, or a fixture file (its input',
+      'GATEWAY/NAME is e.g. <gateway>/charge.request. --input is the mapping\'s input as JSON, or a fixture file (its input',
       'and bindings are used). A request whose amounts are not the operation\'s is refused, exit 1, as the service would.',
     ],
     run: ({ values, positionals }, io) => {

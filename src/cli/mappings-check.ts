@@ -35,8 +35,9 @@ export async function checkMappings(dir: string, io: Io, options: CheckOptions =
   } catch (err) {
     if (!(err instanceof MappingLoadError)) throw err;
     for (const p of err.problems) io.out(`FAIL ${p}`);
-    const problems = err.problems.length + completeness.problems.length;
-    io.out(`${problems} mapping folder problem${problems === 1 ? '' : 's'}${scope}; fixtures not run`);
+    const n = err.problems.length;
+    const folder = completeness.problems.length ? `, ${completeness.problems.length} folder problem${completeness.problems.length === 1 ? '' : 's'}` : '';
+    io.out(`${n} mapping file problem${n === 1 ? '' : 's'}${folder}${scope}; fixtures not run`);
     return 1;
   }
   const results = await runFixtures(dir, registry, gateways);

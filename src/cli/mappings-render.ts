@@ -28,12 +28,12 @@ const isFixture = (v: unknown): v is { input: unknown; bindings?: Record<string,
 /**
  * `routegate mappings render <gateway>/<name> --input file.json`: what a mapping produces for a sample input (or a
  * fixture file's input), through the money guard as a real request would be. The deployment's wire settings give
- * the bindings the adapter would pass (PagBank's $amountUnit); --bindings adds or overrides some.
+ * the bindings the adapter would pass (a unit that is a deployment setting, $amountUnit); --bindings adds or overrides some.
  */
 export async function renderMapping(dir: string, target: string, inputFile: string, io: Io, bindingsFile?: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [gateway, name, ...rest] = target.split('/');
   if (!gateway || !name || rest.length || !GATEWAY_IDS.includes(gateway)) {
-    io.err(`routegate: name the mapping as <gateway>/<name>, e.g. pagarme/charge.request (gateways: ${GATEWAY_IDS.join(', ')})`);
+    io.err(`routegate: name the mapping as <gateway>/<name>, e.g. ${GATEWAY_IDS[0]}/charge.request (gateways: ${GATEWAY_IDS.join(', ')})`);
     return 1;
   }
   const mapping = name.replace(/\.jsonata$/, '');

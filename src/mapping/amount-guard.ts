@@ -19,7 +19,7 @@ export interface RequestAmountRule {
   required?: boolean;
 }
 
-/** The wire unit: fixed, or a deployment setting the adapter passes to mappings as `$amountUnit` (PagBank). */
+/** The wire unit: fixed, or a deployment setting the adapter passes to mappings as `$amountUnit`. */
 export type AmountUnitSource = AmountUnit | { binding: 'amountUnit'; fromWire(wire?: WireSettings): AmountUnit };
 
 export interface AmountDeclaration {
