@@ -67,10 +67,14 @@ export function toPublicError(err: unknown, gateway: string): RouteGateError {
       return rgError('GATEWAY_NO_CONNECTION', { failure: err.message }, extra);
     case 'unsupported':
       return rgError('GATEWAY_CANNOT', { failure: err.message }, extra);
-    default: // http_5xx, rate_limited, invalid_request, not_found, bad_response
+    default: { // http_5xx, rate_limited, invalid_request, not_found, bad_response
+      // The gateway's field-level messages, in its own field names: in the message (withFieldMessages) and as details.
+      const fields = err.info.error?.fields;
+      const withFields = Array.isArray(fields) && fields.length ? { gateway, cause: err, details: { gatewayFields: fields.slice(0, 20) } } : extra;
       return err.info.status == null
-        ? rgError('GATEWAY_FAILED', { gateway, reason: err.message }, extra)
-        : rgError('GATEWAY_ANSWERED_ERROR', { gateway, status: err.info.status, reason: err.message }, extra);
+        ? rgError('GATEWAY_FAILED', { gateway, reason: err.message }, withFields)
+        : rgError('GATEWAY_ANSWERED_ERROR', { gateway, status: err.info.status, reason: err.message }, withFields);
+    }
   }
 }
 
