@@ -198,7 +198,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('logins', logins);
   if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
   await app.register(dashboardPlugin, {
-    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, events, coproducers, publicUrl: () => config.publicUrl,
+    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, events, coproducers, publicUrl: () => config.publicUrl, mappingState,
     sessionKey: config.sessionKey, sessionTtlMs: config.sessionTtlMs, secureCookies: config.production,
   });
 

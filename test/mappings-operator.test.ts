@@ -6,7 +6,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { ROOT } from '../src/lib/paths';
 import { copyMappings, editToWrongUnit } from './helpers/wrong-unit';
 import { startE2E, CUSTOMER, CARD, type E2E } from './helpers/e2e';
-import { expectError } from './helper';
+import { expectError, startService } from './helper';
+import { DashboardClient } from './helpers/dashboard-client';
+import { GATEWAY_IDS } from '../src/gateways/registry-ids';
 
 // Issue 41, items 2 to 5: one completeness rule for the check and start-up, a check an operator can work with,
 // render, diff and reload, over real processes and real HTTP.
@@ -186,11 +188,13 @@ describe('reload without a restart', () => {
     assert.notEqual(second, first);
 
     // The wrong unit, fixtures agreeing: refused, the running set serves on (the right amount reaches the gateway).
-    await editToWrongUnit(maps, ['pagarme']);
+    await editToWrongUnit(maps, [...GATEWAY_IDS]);
     const refused = await e2e.call('POST', '/ops/mappings/reload');
     assert.equal(refused.status, 200);
     assert.equal(refused.body.data.reloaded, false);
-    assert.ok(refused.body.data.problems.some((p: string) => /MAPPING_AMOUNT_MISMATCH pagarme\/charge\.request/.test(p)), JSON.stringify(refused.body.data.problems));
+    for (const g of GATEWAY_IDS) {
+      assert.ok(refused.body.data.problems.some((p: string) => new RegExp(`MAPPING_AMOUNT_MISMATCH ${g}/charge\\.request`).test(p)), `${g}: ${JSON.stringify(refused.body.data.problems)}`);
+    }
     await e2e.control.reset();
     const res = await charge(key);
     assert.equal(res.status, 201, res.text);
@@ -222,4 +226,28 @@ describe('reload without a restart', () => {
       await guarded.close();
     }
   });
+});
+
+test('the dashboard shows operators the mapping set in use and reloads it, saying why a reload was refused', async (t) => {
+  const { maps, cleanup } = copyMappings();
+  t.after(cleanup);
+  const admin = { email: 'ops@example.com', password: 'a-long-operator-password-1' };
+  const svc = await startService({ ROUTEGATE_MAPPINGS_DIR: maps, ROUTEGATE_ADMIN_EMAIL: admin.email, ROUTEGATE_ADMIN_PASSWORD: admin.password, ROUTEGATE_RATE_LIMIT: '100000' });
+  t.after(() => svc.close());
+  const c = new DashboardClient(svc.url);
+  await c.login(admin.email, admin.password);
+  const page = await c.get('/dashboard/mappings');
+  assert.equal(page.status, 200);
+  assert.ok(page.text.includes(maps), 'names the folder');
+  const version = /data-version>([0-9a-f]{12})</.exec(page.text)?.[1];
+  assert.ok(version);
+  await editToWrongUnit(maps, ['asaas']);
+  const refused = await c.post('/dashboard/mappings/reload');
+  assert.equal(refused.status, 303);
+  const after = await c.follow(refused.location!);
+  assert.match(after.text, /Reload refused: \d+ problems?; the running set \(version [0-9a-f]{12}\) is kept/);
+  assert.match(after.text, /MAPPING_AMOUNT_MISMATCH asaas\/charge\.request/);
+  assert.equal(/data-version>([0-9a-f]{12})</.exec(after.text)?.[1], version, 'the running set is kept');
+  // An owner may not reload.
+  assert.equal((await new DashboardClient(svc.url).get('/dashboard/mappings')).status, 303, 'signed out: to the sign-in page');
 });
