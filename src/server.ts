@@ -27,7 +27,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, argv: st
   app.addHook('onClose', async () => {
     process.off('SIGHUP', onHangup);
   });
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // SIGHUP is the mapping reload above, not a shutdown.
+  closeWithGrace({ delay: 10_000, skip: ['SIGHUP'] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
