@@ -1,5 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startE2E, CUSTOMER, CARD, type E2E } from './helpers/e2e';
@@ -86,7 +87,7 @@ test('every registered gateway declares the amounts of each money request it shi
   for (const g of GATEWAYS) {
     assert.ok(g.amounts.requests['charge.request'], `${g.id} declares charge.request`);
     for (const name of ['capture.request', 'refund.request', 'cancel.request']) {
-      if (require('node:fs').existsSync(path.join(ROOT, 'mappings', g.id, `${name}.jsonata`))) assert.ok(g.amounts.requests[name], `${g.id} declares ${name}`);
+      if (fs.existsSync(path.join(ROOT, 'mappings', g.id, `${name}.jsonata`))) assert.ok(g.amounts.requests[name], `${g.id} declares ${name}`);
     }
     assert.ok(g.amounts.answer.fields.length > 0, `${g.id} says where its answer reports the amount`);
   }
@@ -153,4 +154,25 @@ describe('a gateway that takes another amount than asked', () => {
     assert.equal(attempt.outcome, 'failed');
     assert.match(attempt.message, /reports 20 cents/);
   });
+});
+
+test('a refund.request edited to the wrong unit: the refund is refused before any refund call, the charge stays approved', async (t) => {
+  const { maps, cleanup } = copyMappings();
+  t.after(cleanup);
+  // Mercado Pago wants reais; the edit sends cents (its fixtures would be edited to agree: the guard ignores them).
+  const file = path.join(maps, 'mercadopago', 'refund.request.jsonata');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace("{'amount': $toMajor(amount)}", "{'amount': amount}"));
+  const e2e = await startE2E({ ROUTEGATE_MAPPINGS_DIR: maps });
+  t.after(() => e2e.close());
+  const key = await e2e.account({ primaryGateway: 'mercadopago', gatewayFallbacks: [] });
+  const created = await e2e.call('POST', '/api/v1/charges', { key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD } });
+  assert.equal(created.status, 201, created.text);
+  const id = created.body.data.id;
+  const res = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 500 } });
+  expectError(res, 'MAPPING_AMOUNT_MISMATCH', 500);
+  assert.match(res.body.error.message, /mercadopago\/refund\.request renders amount = 500, expected 5 \(the refund amount of 500 cents, sent in reais\)/);
+  assert.deepEqual((await e2e.control.requests('mercadopago')).filter((r) => /\/refunds/.test(r.path)), [], 'no refund call');
+  const stored = await e2e.call('GET', `/api/v1/charges/${id}`, { key });
+  assert.equal(stored.body.data.status, 'approved');
+  assert.equal(stored.body.data.refundedAmount, 0);
 });

@@ -157,27 +157,32 @@ export class MappingSet {
    * an amount other than the operation's throws MappingAmountError, so the adapter never sends it.
    */
   async evaluate<T = any>(name: string, input: unknown, extraBindings?: Record<string, unknown>): Promise<T> {
-    const value = await this.evaluateUnguarded<T>(name, input, extraBindings);
-    if (this.amounts?.requests[name]) guardRendered(this.gateway, this.amounts, name, input, extraBindings, value);
-    return value;
-  }
-
-  private async evaluateUnguarded<T>(name: string, input: unknown, extraBindings?: Record<string, unknown>): Promise<T> {
     const mapping = this.mappings.get(name);
     if (!mapping) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
     // Neither engine writes to the bindings it is given, so without extra ones the set's own object serves.
     const bindings = extraBindings ? { ...this.bindings, ...extraBindings } : this.bindings;
+    // Only request mappings have a rule: every other evaluation pays one property read.
+    const guarded = this.amounts?.requests[name] !== undefined;
     if (mapping.compiled) {
+      let value: T;
       try {
-        return mapping.compiled(input, bindings, MAPPING_LIMITS) as T;
+        value = mapping.compiled(input, bindings, MAPPING_LIMITS) as T;
       } catch (err) {
         if (err instanceof BudgetExceeded) throw new MappingBudgetError(`${this.gateway}/${name}`, err.message);
         // Errors are rare (a malformed gateway answer, $error): the interpreter evaluates again, so the error a
         // caller sees, its code and message, is jsonata's own; NeedsInterpreter (an async binding) lands here too.
         if (!(err instanceof NeedsInterpreter) && !isJsonataError(err)) throw err;
+        return this.guard(guarded, name, input, extraBindings, await this.interpret<T>(name, mapping.expression, input, bindings));
       }
+      return this.guard(guarded, name, input, extraBindings, value);
     }
-    return this.interpret(name, mapping.expression, input, bindings);
+    return this.guard(guarded, name, input, extraBindings, await this.interpret<T>(name, mapping.expression, input, bindings));
+  }
+
+  /** The money guard on a request mapping's output (src/mapping/amount-guard.ts): throws MappingAmountError, never sends. */
+  private guard<T>(guarded: boolean, name: string, input: unknown, extraBindings: Record<string, unknown> | undefined, value: T): T {
+    if (guarded) guardRendered(this.gateway, this.amounts, name, input, extraBindings, value);
+    return value;
   }
 
   /**
