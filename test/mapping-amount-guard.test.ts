@@ -176,3 +176,17 @@ test('a refund.request edited to the wrong unit: the refund is refused before an
   assert.equal(stored.body.data.status, 'approved');
   assert.equal(stored.body.data.refundedAmount, 0);
 });
+
+test('split shares: each rendered share must be one RouteGate computed, in the gateway\'s unit', () => {
+  const decl = (id: string) => GATEWAYS.find((g) => g.id === id)!.amounts;
+  const split = { items: [{ recipientId: 'r1', amount: 600 }], remainder: 1399, ownRecipientId: 'own' };
+  const input = { charge: { amount: 1999, resolvedSplit: split } };
+  assert.doesNotThrow(() => guardRendered('asaas', decl('asaas'), 'charge.request', input, {}, { value: 19.99, split: [{ fixedValue: 6 }] }));
+  assert.throws(() => guardRendered('asaas', decl('asaas'), 'charge.request', input, {}, { value: 19.99, split: [{ fixedValue: 600 }] }), /split\[\*\]\.fixedValue is not one of the split shares/);
+  assert.doesNotThrow(() => guardRendered('stripe', decl('stripe'), 'charge.request', input, {}, { amount: 1999, application_fee_amount: 1399 }));
+  assert.throws(() => guardRendered('stripe', decl('stripe'), 'charge.request', input, {}, { amount: 1999, application_fee_amount: 13.99 }), /application_fee_amount/);
+  assert.throws(() => guardRendered('stripe', decl('stripe'), 'charge.request', { charge: { amount: 1999 } }, {}, { amount: 1999, application_fee_amount: 100 }), /application_fee_amount/, 'no split, no fee');
+  const receivers = (a: number, b: number) => ({ charges: [{ amount: { value: 1999 }, splits: { receivers: [{ amount: { value: a } }, { amount: { value: b } }] } }], items: [{ unit_amount: 1999 }] });
+  assert.doesNotThrow(() => guardRendered('pagbank', decl('pagbank'), 'charge.request', input, { amountUnit: 'minor' }, receivers(1399, 600)));
+  assert.throws(() => guardRendered('pagbank', decl('pagbank'), 'charge.request', input, { amountUnit: 'minor' }, receivers(13.99, 6)), /receivers\[\*\]\.amount\.value/);
+});

@@ -17,6 +17,11 @@ export interface RequestAmountRule {
   fields: readonly string[];
   /** false: the amount may be left out (the gateway then takes the whole); default true when cents is not null. */
   required?: boolean;
+  /**
+   * Split shares: every value at `fields` must be one of the shares RouteGate computed (`cents`, from the input),
+   * in the same unit; none may be rendered when there are none.
+   */
+  shares?: { fields: readonly string[]; cents(input: any): number[] };
 }
 
 /** The wire unit: fixed, or a deployment setting the adapter passes to mappings as `$amountUnit`. */
@@ -131,6 +136,14 @@ export function guardRendered(
     }
   }
   if (seen === 0 && rule.required !== false) fail(rule.fields.join(' or '), expected, undefined, 'is missing: the request carries no amount');
+  if (rule.shares) {
+    const shares = rule.shares.cents(input ?? {}).map((c) => toUnit(c, unit));
+    for (const field of rule.shares.fields) {
+      for (const v of valuesAt(rendered, field)) {
+        if (typeof v !== 'number' || !shares.includes(v)) fail(field, shares.length ? shares : undefined, v, 'is not one of the split shares RouteGate computed');
+      }
+    }
+  }
 }
 
 /** The amount a gateway's answer reports, in cents; undefined when none of the declared fields is there. */

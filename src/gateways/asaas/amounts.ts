@@ -5,7 +5,10 @@ export const asaasAmounts: AmountDeclaration = {
   unit: 'major',
   requests: {
     // totalValue: the whole amount of an installment payment.
-    'charge.request': { cents: (i) => i.charge?.amount, fields: ['value', 'totalValue'] },
+    'charge.request': {
+      cents: (i) => i.charge?.amount, fields: ['value', 'totalValue'],
+      shares: { fields: ['split[*].fixedValue'], cents: (i) => (i.charge?.resolvedSplit?.items ?? []).map((s: { amount: number }) => s.amount) },
+    },
     'refund.request': { cents: (i) => i.amount ?? null, fields: ['value'] },
     'cancel.request': { cents: () => null, fields: ['value'] },
   },

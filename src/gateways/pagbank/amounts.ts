@@ -9,7 +9,17 @@ import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
 export const pagbankAmounts: AmountDeclaration = {
   unit: { binding: 'amountUnit', fromWire: (wire) => pagbankAmountUnit(wire?.[AMOUNT_UNIT_SETTING]) },
   requests: {
-    'charge.request': { cents: (i) => i.charge?.amount, fields: ['items[*].unit_amount', 'charges[*].amount.value', 'qr_codes[*].amount.value'] },
+    'charge.request': {
+      cents: (i) => i.charge?.amount, fields: ['items[*].unit_amount', 'charges[*].amount.value', 'qr_codes[*].amount.value'],
+      // FIXED receivers: each coproducer's cents, and the account's own remainder.
+      shares: {
+        fields: ['charges[*].splits.receivers[*].amount.value', 'qr_codes[*].splits.receivers[*].amount.value'],
+        cents: (i) => {
+          const s = i.charge?.resolvedSplit;
+          return s ? [...s.items.map((item: { amount: number }) => item.amount), s.remainder] : [];
+        },
+      },
+    },
     // PagBank wants the amount named even for the whole: the charge's, or what is left to refund.
     'capture.request': { cents: (i) => i.amount ?? i.ref?.amount, fields: ['amount.value'] },
     'refund.request': { cents: (i) => (i.amount != null ? i.amount : i.remaining ? i.remaining : i.ref?.amount), fields: ['amount.value'] },
