@@ -115,7 +115,7 @@ describe('a gateway that takes another amount than asked', () => {
     e2e = await startE2E();
     // In front of the Pagar.me emulator: passes every call on, and rewrites the create's answer to report 20 cents.
     const target = e2e.sandbox.app.config.gatewayUrls.pagarme;
-    proxy = http.createServer(async (req, res) => {
+    const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const headers = { ...req.headers };
@@ -130,6 +130,9 @@ describe('a gateway that takes another amount than asked', () => {
         text = JSON.stringify(order);
       }
       res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text);
+    };
+    proxy = http.createServer((req, res) => {
+      handle(req, res).catch((err: Error) => res.destroy(err));
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
