@@ -13,6 +13,9 @@ import { registerIpRateLimit, registerKeyRateLimit, sharedStore } from './http/r
 import { closeRedis, openRedis, redisReady } from './lib/redis';
 import { registerDocs } from './http/docs';
 import { probeRoutes } from './http/probes';
+import { mappingOpsRoutes, registerMappingMetrics } from './http/mapping-ops';
+import { MappingState } from './mapping/mapping-state';
+import { describeFolder } from './mapping/completeness';
 import { Metrics, metricsPlugin } from './http/metrics';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors';
 import { RequestLog } from './http/request-log';
@@ -50,6 +53,8 @@ export interface AppOptions {
   /** Tests pass a stream to read log lines; default is stdout. */
   logStream?: NodeJS.WritableStream;
   store?: Store;
+  /** Fixtures that failed at start-up and were allowed by the emergency override (src/server.ts). */
+  failingFixtures?: string[];
 }
 
 declare module 'fastify' {
@@ -62,6 +67,7 @@ declare module 'fastify' {
     idempotencyPurger: IdempotencyPurger;
     webhooks: { processor: WebhookProcessor; worker: DeliveryWorker; forwarder: Forwarder; secrets: SigningSecrets };
     logins: LoginService;
+    mappingState: MappingState;
   }
 }
 
@@ -91,6 +97,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Mappings compile before anything opens: a broken file stops start-up naming it.
   const mappings = loadMappings(config.mappingsDir);
   assertShippedMappings(config.mappingsDir, mappings);
+  const mappingState = new MappingState(config.mappingsDir, mappings, opts.failingFixtures ?? []);
   const store = opts.store ?? await openStore(config, { serving: true });
   // Webhooks find these gateways' charges by RouteGate's own id: their gateway ids are indexed only for compatibility mode.
   store.charges.gatewaysNamingChargeId = GATEWAYS_NAMING_CHARGE_ID;
@@ -102,6 +109,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     throw err;
   }
   for (const w of config.warnings) app.log.warn(w);
+  app.log.info({ mappingsDir: mappingState.dir, mappingsVersion: mappingState.version }, `mappings: ${describeFolder(mappingState.dir)}, version ${mappingState.version}`);
+  app.decorate('mappingState', mappingState);
   app.decorate('store', store);
   app.decorate('config', config);
   app.decorate('vault', vault);
@@ -175,12 +184,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(errorHandlerPlugin, { production: config.production });
   await registerDocs(app, config.publicUrl);
 
-  await app.register(probeRoutes, { store, mappings, redis });
+  await app.register(probeRoutes, { store, mappings, redis, mappingState });
   const metrics = new Metrics({ backlog: () => reconciler.backlog(), outboxBacklog: () => store.deliveries.backlog() });
   store.charges.attemptListener = (chargeId, attempt) => metrics.attemptFinished(chargeId, attempt);
   processor.listener = (gateway, stage) => metrics.webhook(gateway, stage);
   forwarder.listener = (outcome) => metrics.delivery(outcome);
   await app.register(metricsPlugin, { metrics, token: config.metricsToken, production: config.production });
+  registerMappingMetrics(metrics.registry, mappingState);
+  await app.register(mappingOpsRoutes, {
+    state: mappingState, token: config.metricsToken,
+    onReload: (r) => app.log[(r as { reloaded: boolean }).reloaded ? 'info' : 'error']({ reload: r }, (r as { reloaded: boolean }).reloaded ? 'mappings reloaded' : 'mappings reload refused: the running set is kept'),
+  });
 
   // Webhook receivers: no x-api-key (the gateway's signature authenticates), the body kept as bytes.
   await app.register(webhookReceiverRoutes, { prefix: '/api/v1/webhooks', processor });
@@ -190,7 +204,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('logins', logins);
   if (config.admin) await logins.ensureOperator(config.admin.email, config.admin.password);
   await app.register(dashboardPlugin, {
-    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, events, coproducers, publicUrl: () => config.publicUrl,
+    prefix: '/dashboard', store, vault, validator, charges, logins, sessions, events, coproducers, publicUrl: () => config.publicUrl, mappingState,
     sessionKey: config.sessionKey, sessionTtlMs: config.sessionTtlMs, secureCookies: config.production,
   });
 

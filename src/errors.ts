@@ -51,6 +51,8 @@ export const PUBLIC_CODES = {
   WEBHOOK_NOT_DELIVERED: { status: 502, retry: 'yes' }, // a webhook receiver: stored, but the merchant backend has not taken it yet
   SERVICE_UNAVAILABLE: { status: 503, retry: 'yes' },
   GATEWAY_TIMEOUT: { status: 504, retry: 'yes, with the same Idempotency-Key' },
+  // The money guard (docs/mappings.md): an edited mapping rendered an amount other than the operation's; nothing was sent.
+  MAPPING_AMOUNT_MISMATCH: { status: 500, retry: 'no' },
 } as const satisfies Record<string, PublicCodeSpec>;
 
 export type ErrorCode = keyof typeof PUBLIC_CODES;
@@ -108,6 +110,7 @@ export const ERRORS = {
   },
   DATABASE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Database is not available' },
   NOT_READY: { code: 'SERVICE_UNAVAILABLE', message: 'Not ready: {problems}' },
+  OPERATOR_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'The mapping operations need Authorization: Bearer <ROUTEGATE_METRICS_TOKEN> (or, with no token set, a call from this machine)' },
   METRICS_TOKEN_REQUIRED: { code: 'UNAUTHORIZED', message: 'GET /metrics needs Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>' },
   METRICS_TOKEN_NOT_SET: { code: 'UNAUTHORIZED', message: 'GET /metrics is closed in production until ROUTEGATE_METRICS_TOKEN is set' },
   SERVICE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
@@ -288,6 +291,14 @@ export const ERRORS = {
   EVENT_NOT_FOUND: { code: 'NOT_FOUND', message: 'Event {id} not found' },
   NO_FORWARD_URL: { code: 'VALIDATION_ERROR', message: 'No webhookForwardUrl is set: set it with PATCH /api/v1/clients/settings first' },
   MAPPING_FAILED: { code: 'GATEWAY_ERROR', retry: 'no', message: 'RouteGate could not translate the {gateway} payload ({mapping}); see the mapping file' },
+  MAPPING_AMOUNT_MISMATCH: {
+    code: 'MAPPING_AMOUNT_MISMATCH',
+    message: 'RouteGate refused to send the {gateway} request: mapping {mapping} renders {field} = {rendered}, expected {expected} ({why}); nothing was sent to {gateway}. Fix the mapping, then run npx routegate mappings check',
+  },
+  GATEWAY_AMOUNT_MISMATCH: {
+    code: 'GATEWAY_ERROR', retry: 'after reading the charge',
+    message: '{gateway} reports {reported} cents on {externalId} where RouteGate asked for {asked} cents: not reported approved; check and settle it at {gateway}',
+  },
   MAPPING_BUDGET_EXCEEDED: {
     code: 'GATEWAY_ERROR', retry: 'no', message: 'RouteGate stopped the {gateway} mapping ({mapping}): it {reason}; see the mapping file',
   },

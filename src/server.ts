@@ -11,12 +11,24 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, argv: st
   // A mapping that fails its fixtures would send wrong payloads to a gateway: refuse, unless overridden.
   const allowFailing = config.allowFailingMappings || argv.includes('--allow-failing-mappings');
   const failing = await checkFixturesAtStart(config.mappingsDir, allowFailing);
-  const app = await buildApp({ config });
+  const app = await buildApp({ config, failingFixtures: failing.map((f) => f.file) });
   if (failing.length) {
     app.log.error({ failingFixtures: failing.map((f) => f.file) },
       `STARTED WITH ${failing.length} FAILING MAPPING FIXTURE(S) because of the emergency override; charges through these mappings may be wrong: run npx routegate mappings check`);
   }
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // SIGHUP: reload the mappings folder (compile, completeness, every fixture and the money guard; swap only if all pass).
+  const onHangup = () => {
+    app.mappingState.reload().then((result) => {
+      if (result.reloaded) app.log.info({ reload: result }, `mappings reloaded on SIGHUP: version ${result.version}`);
+      else app.log.error({ reload: result }, `mappings reload on SIGHUP refused, the running set is kept: ${result.problems.join('; ')}`);
+    }, (err) => app.log.error({ err }, 'mappings reload on SIGHUP failed; the running set is kept'));
+  };
+  process.on('SIGHUP', onHangup);
+  app.addHook('onClose', async () => {
+    process.off('SIGHUP', onHangup);
+  });
+  // SIGHUP is the mapping reload above, not a shutdown.
+  closeWithGrace({ delay: 10_000, skip: ['SIGHUP'] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
@@ -38,7 +50,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, argv: st
 if (require.main === module) {
   startServer().catch((err) => {
     const known = err instanceof ConfigError || err instanceof MappingLoadError || err instanceof ListenError || err instanceof MappingFixturesError;
-    process.stderr.write(`routegate: ${known ? err.message : (err as Error).stack ?? String(err)}\n`);
+    const message = err instanceof MappingLoadError ? `refusing to start: ${err.message}` : err.message;
+    process.stderr.write(`routegate: ${known ? message : (err as Error).stack ?? String(err)}\n`);
     process.exit(1);
   });
 }

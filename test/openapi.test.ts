@@ -98,6 +98,8 @@ test('one request (or more) per documented operation: every answer is documented
 
   await send('GET', '/health', '/health');
   await send('GET', '/ready', '/ready');
+  await send('GET', '/ops/mappings', '/ops/mappings');
+  await send('POST', '/ops/mappings/reload', '/ops/mappings/reload');
   await send('GET', '/metrics', '/metrics');
   await send('GET', '/api/v1/clients/me', '/api/v1/clients/me');
   await send('GET', '/api/v1/clients/me', '/api/v1/clients/me', { key: '' });

@@ -199,7 +199,8 @@ test('a Redis that stops answering does not hold requests: they go through uncou
   const proxy = await stallingProxy(t, TEST_REDIS_URL);
   const [a] = await startInstances(t, 1, { REDIS_URL: proxy.url, ROUTEGATE_REDIS_PREFIX: shared.prefix, ROUTEGATE_RATE_LIMIT: '3' });
   const { apiKey, id } = await new AccountService(a.app.store).create('Loja Cinco', 'cinco@example.com');
-  assert.deepEqual((await call(a.url, 'GET', '/ready')).body, { status: 'ready', database: 'writable', mappings: 'loaded', redis: 'ok' });
+  const { mappingSet: _set, ...readyBody } = (await call(a.url, 'GET', '/ready')).body;
+  assert.deepEqual(readyBody, { status: 'ready', database: 'writable', mappings: 'loaded', redis: 'ok' });
   assert.equal((await me(a.url, apiKey, '127.0.0.11')).status, 200);
 
   proxy.stall(true);

@@ -1,6 +1,7 @@
 import { RouteGateError, rgError } from '../errors';
 import { GatewayFailure, type FailureKind } from '../gateways/types';
 import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
+import { MappingAmountError } from '../mapping/amount-guard';
 
 /** Reasons an attempt was skipped before any network call. */
 export type SkipReason = 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE'
@@ -41,6 +42,7 @@ export const FALLBACK_ON_SKIP: Record<SkipReason, boolean> = {
 /** The one place internal gateway failures become public errors. */
 export function toPublicError(err: unknown, gateway: string): RouteGateError {
   if (err instanceof RouteGateError) return err;
+  if (err instanceof MappingAmountError) return mappingAmountError(err);
   if (err instanceof MappingBudgetError) {
     return rgError('MAPPING_BUDGET_EXCEEDED', { gateway, mapping: err.mapping, reason: err.reason }, { gateway, cause: err });
   }
@@ -65,13 +67,28 @@ export function toPublicError(err: unknown, gateway: string): RouteGateError {
       return rgError('GATEWAY_NO_CONNECTION', { failure: err.message }, extra);
     case 'unsupported':
       return rgError('GATEWAY_CANNOT', { failure: err.message }, extra);
-    default: // http_5xx, rate_limited, invalid_request, not_found, bad_response
+    default: { // http_5xx, rate_limited, invalid_request, not_found, bad_response
+      // The gateway's field-level messages, in its own field names: in the message (withFieldMessages) and as details.
+      const fields = err.info.error?.fields;
+      const withFields = Array.isArray(fields) && fields.length ? { gateway, cause: err, details: { gatewayFields: fields.slice(0, 20) } } : extra;
       return err.info.status == null
-        ? rgError('GATEWAY_FAILED', { gateway, reason: err.message }, extra)
-        : rgError('GATEWAY_ANSWERED_ERROR', { gateway, status: err.info.status, reason: err.message }, extra);
+        ? rgError('GATEWAY_FAILED', { gateway, reason: err.message }, withFields)
+        : rgError('GATEWAY_ANSWERED_ERROR', { gateway, status: err.info.status, reason: err.message }, withFields);
+    }
   }
 }
 
 export function failureKindOf(err: unknown): FailureKind | undefined {
   return err instanceof GatewayFailure ? err.kind : undefined;
+}
+
+/** The money guard's refusal as the public error: which mapping, which field, expected against rendered. */
+export function mappingAmountError(err: MappingAmountError): RouteGateError {
+  const mapping = `${err.gateway}/${err.mapping}`;
+  return rgError('MAPPING_AMOUNT_MISMATCH', {
+    gateway: err.gateway, mapping, field: err.field, rendered: JSON.stringify(err.rendered) ?? 'nothing', expected: JSON.stringify(err.expected) ?? 'nothing', why: err.why,
+  }, {
+    gateway: err.gateway, cause: err,
+    details: { mapping, field: err.field, expected: err.expected ?? null, rendered: err.rendered ?? null, unit: err.unit, cents: err.cents },
+  });
 }

@@ -10,6 +10,9 @@ import { MappingLoadError } from '../mapping/loader';
 import { ROOT } from '../lib/paths';
 import { parseStrict, UsageError, type OptionSpec, type Parsed } from './args';
 import { checkMappings } from './mappings-check';
+import { diffMappings } from './mappings-diff';
+import { renderMapping } from './mappings-render';
+import { resolveGatewayId } from '../gateways/registry-ids';
 import type { Io } from './io';
 import { capabilityMarkdown } from '../gateways/capability-docs';
 import { GATEWAY_IDS } from '../gateways/registry-ids';
@@ -227,13 +230,51 @@ const COMMANDS: Command[] = [
     },
   },
   {
-    name: 'mappings check', args: [], synopsis: '', options: {},
-    summary: 'compile every mapping file, validate status.json and run the fixtures; exit 1 on any failure',
+    name: 'mappings check', args: [], synopsis: '[--gateway ID]... [--verbose] [--update]',
+    options: { gateway: { type: 'string', multiple: true }, verbose: { type: 'boolean' }, update: { type: 'boolean' } },
+    summary: 'the folder\'s completeness, every mapping compiled, every fixture run through the money guard; exit 1 on any failure',
     details: [
-      'Reads ROUTEGATE_MAPPINGS_DIR (default: the mappings/ folder of the install). A failing fixture prints',
-      'the difference between expected and actual; a syntax error prints file:line:column with the line.',
+      'Reads ROUTEGATE_MAPPINGS_DIR (default: the mappings/ folder of the install) and prints which folder it read.',
+      'Applies the rule start-up applies: every mapping this version ships, its fixtures and status.json, no file left',
+      'unread (each problem says what to copy where). Prints failures only and one summary line; --verbose prints',
+      'every fixture and file. A failing fixture shows the expected and actual output as a diff; a syntax error',
+      'file:line:column with the line. --update rewrites the expected output of each fixture whose mapping ran and',
+      'passed the money guard, after printing its diff (review it with git diff); a guard refusal is never updated.',
     ],
-    run: (_p, io) => checkMappings(resolveMappingsDir(), io),
+    run: ({ values }, io) => checkMappings(resolveMappingsDir(), io, {
+      gateways: gatewaysOption('mappings check', values.gateway), verbose: values.verbose === true, update: values.update === true,
+    }),
+  },
+  {
+    name: 'mappings diff', args: [], synopsis: '[--gateway ID]... [--names-only]',
+    options: { gateway: { type: 'string', multiple: true }, 'names-only': { type: 'boolean' } },
+    summary: 'your mappings folder against the one this version ships: what an upgrade changed, what you changed',
+    details: ['Compares ROUTEGATE_MAPPINGS_DIR with the mappings/ folder of the install, file by file ("-" this version, "+" yours).'],
+    run: ({ values }, io) => diffMappings(resolveMappingsDir(), io, { gateways: gatewaysOption('mappings diff', values.gateway), namesOnly: values['names-only'] === true }),
+  },
+  {
+    name: 'mappings render', args: ['GATEWAY/NAME'], synopsis: 'GATEWAY/NAME --input FILE [--bindings FILE]',
+    options: { input: { type: 'string' }, bindings: { type: 'string' } },
+    summary: 'print what one mapping produces for a sample input, through the money guard',
+    details: [
+      'GATEWAY/NAME is e.g. <gateway>/charge.request. --input is the mapping\'s input as JSON, or a fixture file (its input',
+      'and bindings are used). A request whose amounts are not the operation\'s is refused, exit 1, as the service would.',
+    ],
+    run: ({ values, positionals }, io) => {
+      if (typeof values.input !== 'string' || !values.input) throw usage('mappings render', 'missing --input FILE');
+      return renderMapping(resolveMappingsDir(), positionals[0], values.input, io, typeof values.bindings === 'string' ? values.bindings : undefined);
+    },
+  },
+  {
+    name: 'mappings reload', args: [], synopsis: '[--url URL]',
+    options: { url: { type: 'string' } },
+    summary: 'ask the running RouteGate to reload its mappings folder (swapped only if every fixture and the guard pass)',
+    details: [
+      '--url defaults to http://127.0.0.1:$PORT (3000). Sends ROUTEGATE_METRICS_TOKEN as the operator token when set',
+      '(without one the service takes the call only from its own machine). The same as `kill -HUP <pid>`. Exit 0 when',
+      'the new set serves; exit 1 when it was refused (the running set is kept; the reasons are printed).',
+    ],
+    run: ({ values }, io) => reloadMappings(typeof values.url === 'string' ? values.url : `http://127.0.0.1:${process.env.PORT?.trim() || '3000'}`, io),
   },
   {
     name: 'docs capabilities', args: [], synopsis: '', options: {},
@@ -245,6 +286,42 @@ const COMMANDS: Command[] = [
     },
   },
 ];
+
+/** --gateway values as canonical ids; an unknown one is a usage error naming the known ones. */
+function gatewaysOption(command: string, value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const given = (Array.isArray(value) ? value : [value]).map(String);
+  return given.map((g) => {
+    const id = resolveGatewayId(g);
+    if (!id) throw usage(command, `unknown gateway ${g} (gateways: ${GATEWAY_IDS.join(', ')})`);
+    return id;
+  });
+}
+
+/** `mappings reload`: POST /ops/mappings/reload on the running service; prints what it did. */
+async function reloadMappings(url: string, io: Io): Promise<number> {
+  const token = process.env.ROUTEGATE_METRICS_TOKEN?.trim();
+  let res: Response;
+  try {
+    res = await fetch(`${url.replace(/\/+$/, '')}/ops/mappings/reload`, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} });
+  } catch (err) {
+    io.err(`routegate: could not reach RouteGate at ${url} (${(err as Error).cause ? String(((err as Error).cause as Error).message) : (err as Error).message}); is it running? pass --url`);
+    return EXIT.FAILED;
+  }
+  const body = await res.json().catch(() => undefined) as { data?: { reloaded: boolean; version: string; previousVersion?: string; dir: string; problems?: string[]; fixtures?: number }; error?: { message: string } } | undefined;
+  if (!res.ok || !body?.data) {
+    io.err(`routegate: RouteGate answered ${res.status}: ${body?.error?.message ?? 'no reload result'}`);
+    return EXIT.FAILED;
+  }
+  const r = body.data;
+  if (r.reloaded) {
+    io.out(`reloaded ${r.dir}: version ${r.previousVersion} -> ${r.version}, ${r.fixtures} fixtures passed`);
+    return EXIT.OK;
+  }
+  io.err(`routegate: reload refused, the running set (version ${r.version}) is kept:`);
+  for (const p of r.problems ?? []) io.err(`  ${p}`);
+  return EXIT.FAILED;
+}
 
 const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))];
 

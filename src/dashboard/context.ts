@@ -56,6 +56,8 @@ export interface DashboardDeps {
   sessions: SessionService;
   /** RouteGate's public base URL, read when a page is drawn (the sandbox sets it once it listens). */
   publicUrl: () => string;
+  /** The mapping set in use, for the operator's Mappings page (absent: the page says so). */
+  mappingState?: import('../mapping/mapping-state').MappingState;
   /** The page in the dashboard's layout, with the navigation for the signed-in user and a flash message if any. */
   render(request: FastifyRequest, reply: FastifyReply, page: PageContent): FastifyReply;
   /** This request's CSRF token for its forms. */

@@ -94,8 +94,22 @@ export async function readError(ctx: CallContext, reply: GatewayReply): Promise<
 
 /** The gateway's text from the facts; else the raw body's start, else the status. */
 export function messageOf(reply: GatewayReply, facts: GatewayErrorFacts): string {
-  if (typeof facts.message === 'string' && facts.message.length > 0) return facts.message;
-  return reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
+  const base = typeof facts.message === 'string' && facts.message.length > 0 ? facts.message
+    : reply.jsonError || !reply.text ? `HTTP ${reply.status}` : reply.text.slice(0, 200);
+  return withFieldMessages(base, facts.fields);
+}
+
+/**
+ * The gateway's field-level validation messages after its general text ("The request is invalid." alone says
+ * nothing an operator can fix): each `field: message` the text does not already carry, at most 5, each cut to 200.
+ */
+export function withFieldMessages(base: string, fields: GatewayErrorFacts['fields']): string {
+  if (!Array.isArray(fields)) return base;
+  const extra = fields
+    .filter((f) => f && typeof f.field === 'string' && typeof f.message === 'string' && f.message !== '' && !base.includes(f.message))
+    .slice(0, 5)
+    .map((f) => `${f.field}: ${f.message.slice(0, 200)}`);
+  return extra.length ? `${base} (${extra.join('; ')})` : base;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { GatewayAdapter } from './types';
 import type { EmulatorPlugin } from '../sandbox/types';
 import type { CompatSurface } from '../compat/types';
 import type { GatewayWebhook } from './webhook';
+import type { AmountDeclaration } from '../mapping/amount-guard';
 
 /** One credential field of a gateway: how it is validated, and whether it is a secret (masked, never logged). */
 export interface CredentialField {
@@ -43,6 +44,12 @@ export interface GatewayDescriptor {
   /** Other accepted spellings: SPEC.md's neutral label (gateway_N) and any alias. */
   aliases: readonly string[];
   adapter: GatewayAdapter;
+  /**
+   * The money guard's declaration (src/gateways/<id>/amounts.ts): where each request mapping's output carries the
+   * operation's amount and in which unit, and where the create's answer reports it. Checked in code before every
+   * send, by `mappings check` and at start-up; no mapping edit can remove it (docs/mappings.md).
+   */
+  amounts: AmountDeclaration;
   /** The gateway emulator (a fastify plugin mounted under /<id>), following the real API. */
   emulator: EmulatorPlugin;
   credentials: Readonly<Record<string, CredentialField>>;

@@ -1,5 +1,6 @@
 import type { GatewayDescriptor } from './descriptor';
 import type { GatewayAdapter } from './types';
+import { withAnswerGuard } from './answer-guard';
 
 /**
  * THE list of gateways: one folder name per gateway (src/gateways/<id>/, exporting its descriptor). Everything
@@ -20,7 +21,8 @@ export const GATEWAYS: readonly GatewayDescriptor[] = FOLDERS.map((folder) => (r
 
 export const GATEWAY_IDS: readonly string[] = GATEWAYS.map((g) => g.id);
 
-export const ADAPTERS: Readonly<Record<string, GatewayAdapter>> = Object.freeze(Object.fromEntries(GATEWAYS.map((g) => [g.id, g.adapter])));
+// Every create's answer passes the money guard: a gateway that took another amount than asked is never `approved`.
+export const ADAPTERS: Readonly<Record<string, GatewayAdapter>> = Object.freeze(Object.fromEntries(GATEWAYS.map((g) => [g.id, withAnswerGuard(g)])));
 
 /** The gateways whose webhooks name RouteGate's charge id (descriptor.webhooksNameChargeId). */
 export const GATEWAYS_NAMING_CHARGE_ID: ReadonlySet<string> = new Set(GATEWAYS.filter((g) => g.webhooksNameChargeId).map((g) => g.id));

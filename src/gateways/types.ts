@@ -329,6 +329,8 @@ export interface GatewayErrorFacts {
   declineCode?: string;
   /** The request fields the gateway blames. */
   params?: string[];
+  /** The gateway's own field-level validation messages (its field names), shown to the client with the message. */
+  fields?: Array<{ field: string; message: string }>;
   /** A charge the error body still carries: the gateway created it before refusing (a decline answered as an error). */
   charge?: unknown;
 }

@@ -66,6 +66,14 @@ export const OPERATIONS: Record<string, Operation> = {
     success: { status: 200, description: 'Prometheus text format. Needs `Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>` when that variable is set.' },
     errors: [401], public: true, produces: 'text/plain',
   },
+  'GET /ops/mappings': {
+    success: { status: 200, description: 'the mapping set in use: folder, version, loadedAt, failingFixtures (docs/mappings.md). Needs `Authorization: Bearer <ROUTEGATE_METRICS_TOKEN>` when that variable is set, else a call from the same machine.' },
+    errors: [401], public: true,
+  },
+  'POST /ops/mappings/reload': {
+    success: { status: 200, description: '`data.reloaded` true: the folder compiled, every fixture passed through the money guard and the new set serves; false: the running set is kept and `data.problems` says why (docs/mappings.md). Same authorization as GET /ops/mappings.' },
+    errors: [401], public: true,
+  },
   'GET /api/v1/clients/me': { success: { status: 200, description: 'the account behind the key', schema: ref('client-response') }, errors: [] },
   'PATCH /api/v1/clients/settings': { success: { status: 200, description: 'the settings after the change', schema: ref('settings-response') }, errors: [], body: true },
   'POST /api/v1/credentials': { success: { status: 201, description: 'stored; values masked', schema: ref('credentials-response') }, errors: [], body: true },

@@ -5,8 +5,9 @@ import { rgError, type RouteGateError } from '../errors';
 
 const WINDOW_MS = 60_000;
 
-// Probes and scrapes come every few seconds from the same addresses; they are not API traffic.
-const PROBES = new Set(['/health', '/ready', '/metrics']);
+// Probes and scrapes come every few seconds from the same addresses; they are not API traffic. Neither are the
+// operator's mapping operations (token or same machine only; concurrent reloads share one run).
+const PROBES = new Set(['/health', '/ready', '/metrics', '/ops/mappings', '/ops/mappings/reload']);
 // Gateways deliver webhooks in bursts from a few addresses (a batch of pix paid at once); throttling them would
 // only make them retry for days. Receivers check the signature first and store nothing unverified.
 const WEBHOOKS = '/api/v1/webhooks/';

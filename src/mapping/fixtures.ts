@@ -19,15 +19,21 @@ export interface FixtureResult {
   file: string; // relative to the mappings folder
   ok: boolean;
   message?: string;
+  /**
+   * Set when the mapping ran (through the money guard) and only its output differs from `expected`: what it
+   * produced, which `mappings check --update` may write as the new expected output after showing the diff.
+   */
+  actual?: unknown;
 }
 
 /**
  * Runs mappings/<gateway>/fixtures/<mapping>/*.json against the compiled mappings. Shared by the test
  * suite and `routegate mappings check`. A case that asserts nothing, or a mapping with no case, fails.
  */
-export async function runFixtures(dir: string = MAPPINGS_DIR, registry: MappingRegistry = loadMappings(dir)): Promise<FixtureResult[]> {
+export async function runFixtures(dir: string = MAPPINGS_DIR, registry: MappingRegistry = loadMappings(dir), gateways?: readonly string[]): Promise<FixtureResult[]> {
   const results: FixtureResult[] = [];
   for (const [gateway, set] of registry) {
+    if (gateways && !gateways.includes(gateway)) continue;
     for (const mapping of set.names()) {
       const fixtureDir = path.join(dir, gateway, 'fixtures', mapping);
       const files = fs.existsSync(fixtureDir) ? fs.readdirSync(fixtureDir).filter((f) => f.endsWith('.json')).sort() : [];
@@ -44,12 +50,13 @@ export async function runFixtures(dir: string = MAPPINGS_DIR, registry: MappingR
   return results;
 }
 
-async function runCase(set: import('./loader').MappingSet, mapping: string, file: string): Promise<{ ok: boolean; message?: string }> {
+async function runCase(set: import('./loader').MappingSet, mapping: string, file: string): Promise<{ ok: boolean; message?: string; actual?: unknown }> {
   let fixture: FixtureCase;
+  const text = fs.readFileSync(file, 'utf8');
   try {
-    fixture = JSON.parse(fs.readFileSync(file, 'utf8'));
+    fixture = JSON.parse(text);
   } catch (err) {
-    return { ok: false, message: `invalid JSON: ${(err as Error).message}` };
+    return { ok: false, message: `invalid JSON${jsonErrorPlace(text, (err as Error).message)}: ${(err as Error).message}` };
   }
   const hasExpected = Object.prototype.hasOwnProperty.call(fixture, 'expected');
   if (!hasExpected && fixture.error === undefined) return { ok: false, message: 'fixture asserts nothing (needs "expected" or "error")' };
@@ -58,12 +65,44 @@ async function runCase(set: import('./loader').MappingSet, mapping: string, file
     const actual = await set.evaluate(mapping, fixture.input, fixture.bindings ?? {});
     if (fixture.error !== undefined) return { ok: false, message: `expected error ${fixture.error}, got ${JSON.stringify(actual)}` };
     const expected = JSON.parse(JSON.stringify(fixture.expected ?? null));
-    if (!isDeepStrictEqual(actual ?? null, expected)) return { ok: false, message: `expected and actual differ\n${jsonDiff(expected, actual ?? null)}` };
+    if (!isDeepStrictEqual(actual ?? null, expected)) {
+      return { ok: false, message: `expected and actual differ\n${jsonDiff(expected, alignKeys(actual ?? null, expected))}`, actual: actual ?? null };
+    }
     return { ok: true };
   } catch (err) {
     if (fixture.error !== undefined && err instanceof MappingEvaluationError && err.message.includes(fixture.error)) return { ok: true };
     return { ok: false, message: (err as Error).message };
   }
+}
+
+/** ` at line L column C` of a JSON.parse error's `position N` in `text` (empty when the message names none). */
+export function jsonErrorPlace(text: string, message: string): string {
+  const m = /position (\d+)/.exec(message);
+  if (!m) return '';
+  const before = text.slice(0, Number(m[1]));
+  return ` at line ${before.split('\n').length} column ${Number(m[1]) - (before.lastIndexOf('\n') + 1) + 1}`;
+}
+
+/**
+ * `actual` with its object keys in `expected`'s order (keys only `actual` has come after): key order means nothing to
+ * the comparison, so the diff shows a changed value, never a key that merely moved as removed and added.
+ */
+export function alignKeys(actual: unknown, expected: unknown): unknown {
+  if (Array.isArray(actual)) return actual.map((v, i) => alignKeys(v, Array.isArray(expected) ? expected[i] : undefined));
+  if (!actual || typeof actual !== 'object') return actual;
+  const out: Record<string, unknown> = {};
+  const a = actual as Record<string, unknown>;
+  const e = expected && typeof expected === 'object' && !Array.isArray(expected) ? (expected as Record<string, unknown>) : {};
+  for (const k of Object.keys(e)) if (Object.hasOwn(a, k)) out[k] = alignKeys(a[k], e[k]);
+  for (const k of Object.keys(a)) if (!Object.hasOwn(out, k)) out[k] = alignKeys(a[k], undefined);
+  return out;
+}
+
+/** Rewrite one fixture file's `expected` (its other keys and their order kept): `mappings check --update`. */
+export function updateExpected(file: string, actual: unknown): void {
+  const fixture = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  fixture.expected = alignKeys(actual, fixture.expected);
+  fs.writeFileSync(file, `${JSON.stringify(fixture, null, 2)}\n`);
 }
 
 /**

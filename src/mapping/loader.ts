@@ -3,6 +3,9 @@ import path from 'node:path';
 import jsonata from 'jsonata';
 import { MAPPINGS_DIR } from '../lib/paths';
 import { GATEWAY_IDS, type GatewayId } from '../gateways/registry-ids';
+import { GATEWAYS } from '../gateways/registry';
+import { guardRendered, type AmountDeclaration } from './amount-guard';
+import { checkCompleteness, describeFolder } from './completeness';
 import { mappingFunctions } from './functions';
 import { BudgetExceeded, compileExpression, ConcurrentErrors, describeError, NeedsInterpreter, toPlain, type CompiledMapping, type EnginePath, type Limits } from './compiled';
 
@@ -81,12 +84,44 @@ export interface LoadedMapping {
 }
 
 /** `compile: false` keeps every mapping on the interpreter; `generate: false` keeps compiled ones as closures (tests). */
-export interface MappingOptions { compile?: boolean; generate?: boolean }
+export interface MappingOptions {
+  compile?: boolean;
+  generate?: boolean;
+  /** Each mapping's file (relative, as messages name it) and text: a runtime error then names its line and column. */
+  sources?: ReadonlyMap<string, { file: string; source: string }>;
+}
+
+/** `file:line:column` of a jsonata position (just past the token it blames) in a mapping's text. */
+export function positionIn(file: string, source: string, position: number): string {
+  const offset = Math.max(0, Math.min(source.length, position - 1));
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${file}:${line}:${offset - (before.lastIndexOf('\n') + 1) + 1}`;
+}
+
+/**
+ * The money guard's declaration of a gateway: its descriptor's (src/gateways/<id>/amounts.ts). An unregistered
+ * gateway folder (the template) is read from its own descriptor.
+ */
+export function amountDeclaration(gateway: GatewayId): AmountDeclaration | undefined {
+  const registered = GATEWAYS.find((g) => g.id === gateway);
+  if (registered) return registered.amounts;
+  if (!/^[a-z][a-z0-9_]*$/.test(gateway)) return undefined;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require(`../gateways/${gateway}`) as { descriptor?: { amounts?: AmountDeclaration } }).descriptor?.amounts;
+  } catch {
+    return undefined;
+  }
+}
 
 /** One gateway's compiled mappings. */
 export class MappingSet {
   private readonly bindings: Record<string, unknown>;
   private readonly mappings: Map<string, LoadedMapping>;
+  private readonly sources: ReadonlyMap<string, { file: string; source: string }> | undefined;
+  /** Where this gateway's requests carry amounts (the money guard); checked on every evaluate of a request mapping. */
+  readonly amounts: AmountDeclaration | undefined;
 
   constructor(
     public readonly gateway: GatewayId,
@@ -95,6 +130,8 @@ export class MappingSet {
     options: MappingOptions = {},
   ) {
     this.bindings = mappingFunctions(statusTable);
+    this.amounts = amountDeclaration(gateway);
+    this.sources = options.sources;
     this.mappings = new Map([...expressions].map(([name, expression]): [string, LoadedMapping] => {
       if (options.compile === false) return [name, { expression, path: { engine: 'interpreter', reason: 'compilation turned off' } }];
       const { fn, path } = compileExpression(expression, { generate: options.generate });
@@ -115,22 +152,37 @@ export class MappingSet {
     return this.mappings.has(name);
   }
 
+  /**
+   * A mapping's output for `input`. A request mapping's output passes the money guard first (src/mapping/amount-guard.ts):
+   * an amount other than the operation's throws MappingAmountError, so the adapter never sends it.
+   */
   async evaluate<T = any>(name: string, input: unknown, extraBindings?: Record<string, unknown>): Promise<T> {
     const mapping = this.mappings.get(name);
     if (!mapping) throw new MappingEvaluationError(`${this.gateway}/${name}`, 'no such mapping file');
     // Neither engine writes to the bindings it is given, so without extra ones the set's own object serves.
     const bindings = extraBindings ? { ...this.bindings, ...extraBindings } : this.bindings;
+    // Only request mappings have a rule: every other evaluation pays one property read.
+    const guarded = this.amounts?.requests[name] !== undefined;
     if (mapping.compiled) {
+      let value: T;
       try {
-        return mapping.compiled(input, bindings, MAPPING_LIMITS) as T;
+        value = mapping.compiled(input, bindings, MAPPING_LIMITS) as T;
       } catch (err) {
         if (err instanceof BudgetExceeded) throw new MappingBudgetError(`${this.gateway}/${name}`, err.message);
         // Errors are rare (a malformed gateway answer, $error): the interpreter evaluates again, so the error a
         // caller sees, its code and message, is jsonata's own; NeedsInterpreter (an async binding) lands here too.
         if (!(err instanceof NeedsInterpreter) && !isJsonataError(err)) throw err;
+        return this.guard(guarded, name, input, extraBindings, await this.interpret<T>(name, mapping.expression, input, bindings));
       }
+      return this.guard(guarded, name, input, extraBindings, value);
     }
-    return this.interpret(name, mapping.expression, input, bindings);
+    return this.guard(guarded, name, input, extraBindings, await this.interpret<T>(name, mapping.expression, input, bindings));
+  }
+
+  /** The money guard on a request mapping's output (src/mapping/amount-guard.ts): throws MappingAmountError, never sends. */
+  private guard<T>(guarded: boolean, name: string, input: unknown, extraBindings: Record<string, unknown> | undefined, value: T): T {
+    if (guarded) guardRendered(this.gateway, this.amounts, name, input, extraBindings, value);
+    return value;
   }
 
   /**
@@ -172,10 +224,14 @@ export class MappingSet {
       const result = await expr.evaluate(input, bindings);
       return toPlain(result) as T;
     } catch (err) {
-      const e = err as { code?: string; message?: string; position?: number };
+      const e = err as { code?: string; message?: string; position?: number; token?: unknown };
       if (e.code === 'D1011') throw new MappingBudgetError(`${this.gateway}/${name}`, `nested deeper than ${MAPPING_LIMITS.maxDepth} evaluations (runaway recursion?)`);
       if (e.code === 'D1012') throw new MappingBudgetError(`${this.gateway}/${name}`, `ran longer than ${INTERPRETER_TIMEOUT_MS} ms (runaway loop?)`);
-      throw new MappingEvaluationError(`${this.gateway}/${name}`, `${e.code ?? ''} ${e.message ?? String(err)}`.trim());
+      // Where it failed and in which function, so a T1006 "Attempted to invoke a non-function" names both.
+      const src = this.sources?.get(name);
+      const at = src && typeof e.position === 'number' ? ` at ${positionIn(src.file, src.source, e.position)}` : '';
+      const fn = typeof e.token === 'string' && e.token ? ` (${e.code?.startsWith('T10') ? `function $${e.token}` : `near ${e.token}`})` : '';
+      throw new MappingEvaluationError(`${this.gateway}/${name}`, `${e.code ?? ''} ${e.message ?? String(err)}${fn}${at}`.trim());
     }
   }
 }
@@ -197,6 +253,7 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
   for (const gateway of gateways) {
     const gwDir = path.join(dir, gateway);
     const expressions = new Map<string, Expression>();
+    const sources = new Map<string, { file: string; source: string }>();
     let statusTable: Record<string, string> = {};
     if (fs.existsSync(gwDir)) {
       for (const file of fs.readdirSync(gwDir).sort()) {
@@ -206,6 +263,7 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
           const source = fs.readFileSync(full, 'utf8');
           try {
             expressions.set(file.slice(0, -'.jsonata'.length), jsonata(source, { stack: MAPPING_LIMITS.maxDepth, timeout: INTERPRETER_TIMEOUT_MS } as never));
+            sources.set(file.slice(0, -'.jsonata'.length), { file: rel, source });
           } catch (err) {
             problems.push(syntaxProblem(rel, source, err as { code?: string; message?: string; position?: number; token?: string }));
           }
@@ -221,27 +279,31 @@ export function loadMappings(dir: string = MAPPINGS_DIR, gateways: readonly Gate
         }
       }
     }
-    registry.set(gateway, new MappingSet(gateway, expressions, statusTable, options));
+    registry.set(gateway, new MappingSet(gateway, expressions, statusTable, { ...options, sources }));
   }
   if (problems.length) throw new MappingLoadError(problems);
   return registry;
 }
 
 /**
- * An operator's own mappings folder (ROUTEGATE_MAPPINGS_DIR) must hold, for each gateway it has, every mapping this
- * version ships: one missing would fail only when a charge first needs it (a capture, a refund), so it stops
- * start-up instead.
+ * The completeness rule (src/mapping/completeness.ts) as a start-up refusal: every mapping this version ships, its
+ * fixtures and status.json, and no file left unread. One missing would fail only when a charge first needs it (a
+ * capture, a refund), so it stops start-up instead, saying which files to copy where.
  */
-export function assertShippedMappings(dir: string, registry: MappingRegistry): void {
-  if (path.resolve(dir) === path.resolve(MAPPINGS_DIR)) return;
-  const problems: string[] = [];
-  for (const [gateway, set] of registry) {
-    const shipped = path.join(MAPPINGS_DIR, gateway);
-    // A gateway without a folder there at all is not served (GET /ready says so); a folder that lacks a file is an upgrade miss.
-    if (!fs.existsSync(shipped) || set.names().length === 0) continue;
-    for (const f of fs.readdirSync(shipped).filter((name) => name.endsWith('.jsonata') && !set.has(name.slice(0, -'.jsonata'.length)))) {
-      problems.push(`${path.join(dir, gateway, f)} is missing: this version of RouteGate ships mappings/${gateway}/${f}; copy it into ${dir}`);
-    }
+export function assertShippedMappings(dir: string, _registry?: MappingRegistry): void {
+  const { problems } = checkCompleteness(dir);
+  if (problems.length) throw new MappingFolderError(dir, problems);
+}
+
+/** A mappings folder that is not complete: the check and start-up list the same problems. */
+export class MappingFolderError extends MappingLoadError {
+  constructor(readonly dir: string, problems: string[]) {
+    super(problems);
+    this.message = [
+      `the mappings folder ${describeFolder(dir)} is not complete (${problems.length} problem${problems.length === 1 ? '' : 's'}):`,
+      ...problems.map((p) => `  ${p}`),
+      'npx routegate mappings check lists the same problems; npx routegate mappings diff shows what differs from this version\'s mappings.',
+    ].join('\n');
+    this.name = 'MappingFolderError';
   }
-  if (problems.length) throw new MappingLoadError(problems);
 }

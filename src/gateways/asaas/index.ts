@@ -1,4 +1,5 @@
 import type { GatewayDescriptor } from '../descriptor';
+import { asaasAmounts } from './amounts';
 import { asaasAdapter } from './adapter';
 import { asaasCompat } from './compat';
 import { asaasEmulator } from './emulator';
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   name: 'Asaas',
   aliases: ['gateway_3'],
   adapter: asaasAdapter,
+  amounts: asaasAmounts,
   emulator: asaasEmulator,
   compat: asaasCompat,
   // Wallet ids are UUIDs (asaas.md section 9).

@@ -1,4 +1,5 @@
 import type { GatewayDescriptor } from '../descriptor';
+import { mercadopagoAmounts } from './amounts';
 import { mercadopagoAdapter } from './adapter';
 import { mercadopagoCompat } from './compat';
 import { mercadopagoEmulator } from './emulator';
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   name: 'Mercado Pago',
   aliases: ['gateway_4'],
   adapter: mercadopagoAdapter,
+  amounts: mercadopagoAmounts,
   emulator: mercadopagoEmulator,
   // Compatibility mode: Mercado Pago's own /v1/payments and /v1/customers API, answered whichever gateway charged.
   compat: mercadopagoCompat,

@@ -1,4 +1,5 @@
 import type { GatewayDescriptor } from '../descriptor';
+import { pagarmeAmounts } from './amounts';
 import { pagarmeAdapter } from './adapter';
 import { pagarmeCompat } from './compat';
 import { pagarmeEmulator } from './emulator';
@@ -10,6 +11,7 @@ export const descriptor: GatewayDescriptor = {
   name: 'Pagar.me',
   aliases: ['gateway_2'],
   adapter: pagarmeAdapter,
+  amounts: pagarmeAmounts,
   emulator: pagarmeEmulator,
   webhook: pagarmeWebhook,
   // The order's `code` is RouteGate's charge id, and charge.* events carry the charge with its order (pagarme.md

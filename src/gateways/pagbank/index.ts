@@ -1,4 +1,5 @@
 import type { GatewayDescriptor } from '../descriptor';
+import { pagbankAmounts } from './amounts';
 import { pagbankAdapter } from './adapter';
 import { pagbankCompat } from './compat';
 import { pagbankEmulator } from './emulator';
@@ -11,6 +12,7 @@ export const descriptor: GatewayDescriptor = {
   name: 'PagBank',
   aliases: ['gateway_5', 'pagseguro'],
   adapter: pagbankAdapter,
+  amounts: pagbankAmounts,
   emulator: pagbankEmulator,
   webhook: pagbankWebhook,
   compat: pagbankCompat,

@@ -1,4 +1,5 @@
 import type { GatewayDescriptor } from '../descriptor';
+import { stripeAmounts } from './amounts';
 import { stripeAdapter } from './adapter';
 import { stripeEmulator } from './emulator';
 import { STRIPE_API_VERSION } from './wire';
@@ -11,6 +12,7 @@ export const descriptor: GatewayDescriptor = {
   name: 'Stripe',
   aliases: ['gateway_1'],
   adapter: stripeAdapter,
+  amounts: stripeAmounts,
   emulator: stripeEmulator,
   webhook: stripeWebhook,
   // The events RouteGate reads about a charge carry RouteGate's charge id as metadata.rg_charge_id, which it sets on

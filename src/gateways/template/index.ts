@@ -1,4 +1,5 @@
 import type { GatewayDescriptor } from '../descriptor';
+import { templateAmounts } from './amounts';
 import { templateAdapter } from './adapter';
 import { templateEmulator } from './emulator';
 
@@ -13,6 +14,7 @@ export const descriptor: GatewayDescriptor = {
   // Other accepted spellings of the id (SPEC.md's neutral label, a former brand name), lower case.
   aliases: [],
   adapter: templateAdapter,
+  amounts: templateAmounts,
   emulator: templateEmulator,
   credentials: {
     apiKey: { required: true, secret: true, description: 'API key (Bearer)' },

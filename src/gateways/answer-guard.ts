@@ -1,0 +1,29 @@
+import { rgError } from '../errors';
+import { reportedCents } from '../mapping/amount-guard';
+import type { GatewayDescriptor } from './descriptor';
+import type { GatewayAdapter } from './types';
+
+/**
+ * The money guard's second half: after a create, the amount the gateway reports having taken (read from its answer
+ * where the descriptor declares it, so no mapping edit hides it) must be the amount asked. Otherwise the charge is
+ * never reported approved: the attempt fails with GATEWAY_AMOUNT_MISMATCH naming both amounts and the gateway's id,
+ * for an operator to settle at the gateway.
+ */
+export function withAnswerGuard(descriptor: GatewayDescriptor): GatewayAdapter {
+  const inner = descriptor.adapter;
+  return {
+    ...inner,
+    async createCharge(ctx, charge) {
+      const outcome = await inner.createCharge(ctx, charge);
+      const reported = reportedCents(descriptor.amounts, outcome.raw, ctx.wire);
+      if (reported === undefined) return outcome;
+      const normalized = outcome.normalized.amount;
+      if (reported !== charge.amount || normalized !== charge.amount) {
+        throw rgError('GATEWAY_AMOUNT_MISMATCH', {
+          gateway: descriptor.id, reported: reported !== charge.amount ? reported : normalized, asked: charge.amount, externalId: outcome.normalized.externalId,
+        }, { gateway: descriptor.id, details: { reportedAmount: reported, normalizedAmount: normalized, askedAmount: charge.amount, externalId: outcome.normalized.externalId } });
+      }
+      return outcome;
+    },
+  };
+}
