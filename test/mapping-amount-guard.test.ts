@@ -156,6 +156,12 @@ describe('a gateway that takes another amount than asked', () => {
     const attempt = stored.body.data.attempts.find((a: { operation: string }) => a.operation === 'charge');
     assert.equal(attempt.outcome, 'failed');
     assert.match(attempt.message, /reports 20 cents/);
+    // The payment the gateway took anyway is the charge's orphan: recorded, and refunded under the default policy.
+    const operations = stored.body.data.attempts.map((a: { operation: string; outcome: string }) => `${a.operation}:${a.outcome}`);
+    assert.ok(operations.includes('orphan:success'), operations.join(', '));
+    assert.ok(operations.includes('orphan_refund:success'), operations.join(', '));
+    const [atPagarme] = (await e2e.control.ledger('pagarme')).filter((c) => c.reference === listed.id);
+    assert.equal(atPagarme.refundedAmount, atPagarme.paidAmount, 'nothing is left taken at the gateway');
   });
 });
 

@@ -18,6 +18,8 @@ import { DEFAULT_SETTLE_HORIZON_MS, gatewayContext, reconcileDelayMs, type Charg
 import { appliedSplit } from '../splits/resolve';
 import { customerFor } from './customer-registration';
 import { randomHex } from '../lib/random-hex';
+import { answeredWithWrongAmount } from '../gateways/answer-guard';
+import { OrphanHandler } from './orphans';
 
 /**
  * `chg_` and 32 hex digits: the creation time in milliseconds (12 digits), then 80 random bits. Charges created
@@ -56,7 +58,11 @@ interface LastFailure {
  * (src/charges/settle.ts) before any fallback.
  */
 export class ChargeCreation {
-  constructor(private readonly deps: GatewayDeps, private readonly locks: ChargeLocks) {}
+  private readonly orphans: OrphanHandler;
+
+  constructor(private readonly deps: GatewayDeps, private readonly locks: ChargeLocks) {
+    this.orphans = new OrphanHandler(deps);
+  }
 
   private get horizonMs(): number {
     return this.deps.settleHorizonMs ?? DEFAULT_SETTLE_HORIZON_MS;
@@ -240,6 +246,10 @@ export class ChargeCreation {
           }
         }
         pending.push((tx) => tx.charges.finishAttempt(charge.id, failureAttempt(base, failure, started)));
+        // The gateway took a payment for another amount than asked: the charge fails, and that payment is handled as
+        // an orphan of it (recorded, announced, voided or refunded by the account's orphanPolicy), never left behind.
+        const wrongAmount = answeredWithWrongAmount(failure);
+        if (wrongAmount) await this.orphans.handle(charge, step.gateway, wrongAmount, deadline);
         const f = failure instanceof GatewayFailure ? failure : undefined;
         lastFailure = { err: toPublicError(failure, step.gateway), gateway: step.gateway };
         if (f?.kind === 'decline') {

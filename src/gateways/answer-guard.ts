@@ -1,7 +1,17 @@
 import { rgError } from '../errors';
 import { reportedCents } from '../mapping/amount-guard';
 import type { GatewayDescriptor } from './descriptor';
-import type { GatewayAdapter } from './types';
+import type { ChargeOutcome, GatewayAdapter } from './types';
+
+const ANSWERED = new WeakMap<Error, ChargeOutcome>();
+
+/**
+ * The gateway's answer behind a GATEWAY_AMOUNT_MISMATCH: a payment exists at the gateway for another amount, which
+ * the create treats as an orphan of its charge (recorded, announced, undone by the account's orphanPolicy).
+ */
+export function answeredWithWrongAmount(err: unknown): ChargeOutcome | undefined {
+  return err instanceof Error ? ANSWERED.get(err) : undefined;
+}
 
 /**
  * The money guard's second half: after a create, the amount the gateway reports having taken (read from its answer
@@ -19,9 +29,11 @@ export function withAnswerGuard(descriptor: GatewayDescriptor): GatewayAdapter {
       if (reported === undefined) return outcome;
       const normalized = outcome.normalized.amount;
       if (reported !== charge.amount || normalized !== charge.amount) {
-        throw rgError('GATEWAY_AMOUNT_MISMATCH', {
+        const err = rgError('GATEWAY_AMOUNT_MISMATCH', {
           gateway: descriptor.id, reported: reported !== charge.amount ? reported : normalized, asked: charge.amount, externalId: outcome.normalized.externalId,
         }, { gateway: descriptor.id, details: { reportedAmount: reported, normalizedAmount: normalized, askedAmount: charge.amount, externalId: outcome.normalized.externalId } });
+        ANSWERED.set(err, outcome);
+        throw err;
       }
       return outcome;
     },
