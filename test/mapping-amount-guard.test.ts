@@ -123,11 +123,20 @@ describe('a gateway that takes another amount than asked', () => {
       delete headers['content-length'];
       const answer = await undiciRequest(target + req.url, { method: req.method as 'POST', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
       let text = await answer.body.text();
-      if (req.method === 'POST' && req.url === '/core/v5/orders') {
-        const order = JSON.parse(text);
+      const misreport = (order: { amount?: number; charges?: Array<{ amount?: number }> }) => {
         order.amount = 20;
         for (const c of order.charges ?? []) c.amount = 20;
+      };
+      if (req.method === 'POST' && req.url === '/core/v5/orders' && answer.statusCode < 300) {
+        const order = JSON.parse(text);
+        misreport(order);
         text = JSON.stringify(order);
+      }
+      // The lookup by reference, after a lost answer, reports the same.
+      if (req.method === 'GET' && req.url?.startsWith('/core/v5/orders?code=') && answer.statusCode < 300) {
+        const list = JSON.parse(text) as { data?: Array<{ amount?: number }> };
+        for (const o of list.data ?? []) misreport(o);
+        text = JSON.stringify(list);
       }
       res.writeHead(answer.statusCode, { 'content-type': 'application/json' }).end(text);
     };
@@ -161,6 +170,24 @@ describe('a gateway that takes another amount than asked', () => {
     assert.ok(operations.includes('orphan:success'), operations.join(', '));
     assert.ok(operations.includes('orphan_refund:success'), operations.join(', '));
     const [atPagarme] = (await e2e.control.ledger('pagarme')).filter((c) => c.reference === listed.id);
+    assert.equal(atPagarme.refundedAmount, atPagarme.paidAmount, 'nothing is left taken at the gateway');
+  });
+
+  test('the answer lost, the lookup finds 20 cents for a 1999 charge: failed, never approved, the payment undone as an orphan', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
+    await e2e.control.fault('pagarme', 'lose', { count: 2, method: 'POST', path: '/core/v5/orders' });
+    const res = await e2e.withGatewayUrl('pagarme', proxyUrl, () => e2e.call('POST', '/api/v1/charges', {
+      key, body: { paymentMethod: 'credit_card', amount: 1999, customer: CUSTOMER, creditCard: CARD },
+    }));
+    await e2e.control.clearFaults();
+    expectError(res, 'GATEWAY_ERROR', 502);
+    assert.match(res.body.error.message, /pagarme reports 20 cents on or_\w+ where RouteGate asked for 1999 cents/);
+    const id = res.headers['x-rg-charge-id'] as string;
+    const stored = (await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data;
+    assert.equal(stored.status, 'failed');
+    const operations = stored.attempts.map((a: { operation: string; outcome: string }) => `${a.operation}:${a.outcome}`);
+    assert.ok(operations.includes('orphan_refund:success'), operations.join(', '));
+    const [atPagarme] = (await e2e.control.ledger('pagarme')).filter((c) => c.reference === id);
     assert.equal(atPagarme.refundedAmount, atPagarme.paidAmount, 'nothing is left taken at the gateway');
   });
 });

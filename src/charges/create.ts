@@ -18,7 +18,7 @@ import { DEFAULT_SETTLE_HORIZON_MS, gatewayContext, reconcileDelayMs, type Charg
 import { appliedSplit } from '../splits/resolve';
 import { customerFor } from './customer-registration';
 import { randomHex } from '../lib/random-hex';
-import { answeredWithWrongAmount } from '../gateways/answer-guard';
+import { answeredWithWrongAmount, wrongAmountError } from '../gateways/answer-guard';
 import { OrphanHandler } from './orphans';
 
 /**
@@ -221,21 +221,23 @@ export class ChargeCreation {
             },
           };
           const settled = await settleAmbiguousCreate(adapter, ctx, sent.paymentMethod, sent, clock);
-          if (settled.kind === 'charged') {
+          const wrong = settled.kind === 'charged' ? wrongAmountError(step.gateway, sent.amount, settled.outcome) : undefined;
+          if (wrong) failure = wrong; // handled below as any answer with another amount: the charge fails, the payment is an orphan
+          else if (settled.kind === 'charged') {
             const message = `${err.message}; settled by ${settled.via} at ${step.gateway}`;
             pending.push((tx) => tx.charges.finishAttempt(charge.id, { ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started }));
             won = { outcome: settled.outcome, gateway: step.gateway };
             break;
           }
-          if (settled.kind === 'unknown') {
+          else if (settled.kind === 'unknown') {
             const record = failureAttempt(base, err, started, 'unknown');
             record.message = `${record.message}; ${settled.reason}`.slice(0, 500);
             pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
             unknown = { gateway: step.gateway, reason: settled.reason };
             break;
           }
-          if (settled.kind === 'declined') failure = settled.failure;
-          else {
+          else if (settled.kind === 'declined') failure = settled.failure;
+          else if (settled.kind === 'absent') {
             const record = failureAttempt(base, err, started);
             record.message = `${record.message}; ${settled.proof}`.slice(0, 500);
             pending.push((tx) => tx.charges.finishAttempt(charge.id, record));

@@ -3,6 +3,7 @@ import { ADAPTERS } from '../gateways/registry';
 import type { GatewayId } from '../gateways/registry-ids';
 import { GatewayFailure, type CallContext, type ChargeOutcome, type NormalizedCharge, type PaymentMethod } from '../gateways/types';
 import { rgError } from '../errors';
+import { wrongAmountError } from '../gateways/answer-guard';
 import { toPublicError } from './outcomes';
 import { ChargeLocks } from './charge-locks';
 import { settleAmbiguousCreate, type SendClock, type Settlement } from './settle';
@@ -193,6 +194,14 @@ export class ChargeSettlement {
           return false;
         }
         found = settled.outcome;
+        // Found for another amount than asked: never approved; the charge fails and the payment is its orphan.
+        const wrong = wrongAmountError(gateway, charge.amount, found);
+        if (wrong) {
+          await this.orphans.handle(charge, gateway, found, deadline);
+          const message = wrong.message.slice(0, 500);
+          await finish({ status: 'failed', errorCode: wrong.code, errorMessage: message }, { ...base, outcome: 'success', message, durationMs: performance.now() - started }, 'failed');
+          return true;
+        }
       }
       const patch = { ...patchFromGateway(charge, found.normalized), gateway, errorCode: null, errorMessage: null };
       await finish(patch, { ...base, outcome: 'success', message: `settled at ${gateway}: ${found.normalized.status}`, durationMs: performance.now() - started }, 'success');

@@ -1,4 +1,4 @@
-import { rgError } from '../errors';
+import { rgError, type RouteGateError } from '../errors';
 import { reportedCents } from '../mapping/amount-guard';
 import type { GatewayDescriptor } from './descriptor';
 import type { ChargeOutcome, GatewayAdapter } from './types';
@@ -11,6 +11,19 @@ const ANSWERED = new WeakMap<Error, ChargeOutcome>();
  */
 export function answeredWithWrongAmount(err: unknown): ChargeOutcome | undefined {
   return err instanceof Error ? ANSWERED.get(err) : undefined;
+}
+
+/**
+ * The same check for a create's outcome that reached RouteGate another way than the create's own answer (a lookup or
+ * a notification after the answer was lost): the error when the payment found is for another amount than asked.
+ */
+export function wrongAmountError(gateway: string, asked: number, found: ChargeOutcome): RouteGateError | undefined {
+  const reported = found.normalized.amount;
+  if (!Number.isInteger(reported) || reported === asked) return undefined;
+  const externalId = found.normalized.externalId;
+  const err = rgError('GATEWAY_AMOUNT_MISMATCH', { gateway, reported, asked, externalId }, { gateway, details: { reportedAmount: reported, askedAmount: asked, externalId } });
+  ANSWERED.set(err, found);
+  return err;
 }
 
 /**

@@ -37,7 +37,7 @@ export async function settleCreateFirst(
   const charge = await charges.get(accountId, chargeId).catch(() => undefined);
   if (!charge || charge.externalId) return;
   try {
-    // A gateway with no lookup by reference (PagBank): the payment the notification names, read at the gateway and
+    // A gateway with no lookup by reference: the payment the notification names, read at the gateway and
     // taken only if the gateway's answer carries this charge's reference.
     if (notified?.externalId && ADAPTERS[notified.gateway].referenceOf && !ADAPTERS[notified.gateway].lookupCharge) {
       await charges.settleNotified(chargeId, { gateway: notified.gateway, externalId: notified.externalId });
