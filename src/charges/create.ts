@@ -14,7 +14,7 @@ import { rgHeaders } from './response-format';
 import { ChargeLocks } from './charge-locks';
 import { isAmbiguous, settleAmbiguousCreate, type SendClock } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
-import { DEFAULT_SETTLE_HORIZON_MS, gatewayContext, reconcileDelayMs, type ChargeResult, type GatewayDeps } from './gateway-deps';
+import { settleHorizonMs, gatewayContext, reconcileDelayMs, type ChargeResult, type GatewayDeps } from './gateway-deps';
 import { appliedSplit } from '../splits/resolve';
 import { customerFor } from './customer-registration';
 import { randomHex } from '../lib/random-hex';
@@ -65,7 +65,7 @@ export class ChargeCreation {
   }
 
   private get horizonMs(): number {
-    return this.deps.settleHorizonMs ?? DEFAULT_SETTLE_HORIZON_MS;
+    return settleHorizonMs(this.deps);
   }
 
   /** `compatGateway`: the request came in that gateway's native format (its tokens' home; src/charges/router.ts). */

@@ -10,7 +10,7 @@ import { rgHeaders } from './response-format';
 import type { ChargeLocks } from './charge-locks';
 import { isAmbiguous } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
-import { DEFAULT_SETTLE_HORIZON_MS, callContext, type ChargeResult, type GatewayDeps } from './gateway-deps';
+import { settleHorizonMs, callContext, type ChargeResult, type GatewayDeps } from './gateway-deps';
 
 // Capture, cancel, refund and refresh of a stored charge (docs/charges.md, "Follow-up idempotency"). Each
 // money-moving follow-up is a charge_attempts row written before its gateway call, under the charge's lock, with its
@@ -114,7 +114,7 @@ export class FollowUps {
   readonly settleHorizonMs: number;
 
   constructor(private readonly deps: GatewayDeps, private readonly host: FollowUpHost) {
-    this.settleHorizonMs = deps.settleHorizonMs ?? DEFAULT_SETTLE_HORIZON_MS;
+    this.settleHorizonMs = settleHorizonMs(deps);
   }
 
   /** Re-read the charge at its gateway and store what changed; unknown follow-ups are settled first where they can be. */

@@ -32,6 +32,9 @@ export interface GatewayDeps {
 
 export const DEFAULT_SETTLE_HORIZON_MS = 600_000;
 
+/** The settle horizon these dependencies run with (ROUTEGATE_SETTLE_HORIZON_MS, else the default). */
+export const settleHorizonMs = (deps: GatewayDeps): number => deps.settleHorizonMs ?? DEFAULT_SETTLE_HORIZON_MS;
+
 export interface ChargeResult {
   charge: ChargeRecord;
   raw?: unknown;

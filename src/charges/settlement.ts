@@ -9,7 +9,7 @@ import { ChargeLocks } from './charge-locks';
 import { settleAmbiguousCreate, type SendClock, type Settlement } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
 import { isFollowUp } from './follow-ups';
-import { DEFAULT_SETTLE_HORIZON_MS, callContext, reconcileDelayMs, type GatewayDeps } from './gateway-deps';
+import { settleHorizonMs, callContext, reconcileDelayMs, type GatewayDeps } from './gateway-deps';
 import { OrphanHandler } from './orphans';
 
 /**
@@ -37,7 +37,7 @@ export class ChargeSettlement {
   }
 
   private get horizonMs(): number {
-    return this.deps.settleHorizonMs ?? DEFAULT_SETTLE_HORIZON_MS;
+    return settleHorizonMs(this.deps);
   }
 
   private deadline(): number {

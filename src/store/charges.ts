@@ -100,6 +100,15 @@ export interface OrphanRecord {
   updatedAt: string;
 }
 
+/** The candidates whose lock `tryLock` took, each by its own atomic UPDATE (one taken meanwhile is left out). */
+async function lockEach(candidates: Array<{ id: string; accountId: string }>, tryLock: (id: string) => Promise<boolean>): Promise<Array<{ id: string; accountId: string }>> {
+  const claimed: Array<{ id: string; accountId: string }> = [];
+  for (const due of candidates) {
+    if (await tryLock(due.id)) claimed.push(due);
+  }
+  return claimed;
+}
+
 export function orphanFromRow(r: Record<string, unknown>): OrphanRecord {
   return {
     gateway: r.gateway as string, externalId: r.external_id as string, chargeId: r.charge_id as string, accountId: r.account_id as string,
@@ -330,11 +339,8 @@ export class ChargesRepository {
 
   /** As claimDueForReconcile, for settled charges marked for a re-check. */
   async claimRecheckDue(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
-    const claimed: Array<{ id: string; accountId: string }> = [];
-    for (const due of this.recheckDueStmt.all(now, now, limit) as Array<{ id: string; account_id: string }>) {
-      if (await this.tryLock(due.id, owner, now, leaseMs)) claimed.push({ id: due.id, accountId: due.account_id });
-    }
-    return claimed;
+    const due = (this.recheckDueStmt.all(now, now, limit) as Array<{ id: string; account_id: string }>).map((r) => ({ id: r.id, accountId: r.account_id }));
+    return await lockEach(due, (id) => this.tryLock(id, owner, now, leaseMs));
   }
 
   /** Record an orphan once; false when it was recorded already. */
@@ -497,12 +503,9 @@ export class ChargesRepository {
    * here each is taken by its own atomic UPDATE (one connection writes at a time).
    */
   async claimDueForReconcile(owner: string, now: number, leaseMs: number, limit: number): Promise<Array<{ id: string; accountId: string }>> {
-    const claimed: Array<{ id: string; accountId: string }> = [];
-    for (const due of await this.dueForReconcile(now, limit)) {
-      if (await this.tryLock(due.id, owner, now, leaseMs)) claimed.push(due);
-    }
-    return claimed;
+    return await lockEach(await this.dueForReconcile(now, limit), (id) => this.tryLock(id, owner, now, leaseMs));
   }
+
 
   async scheduleReconcile(id: string, attempts: number, after: number): Promise<void> {
     this.scheduleStmt.run(attempts, after, id);

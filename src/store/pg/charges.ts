@@ -103,13 +103,15 @@ const DUE = { name: 'charges.due', text: `SELECT id, account_id FROM charges WHE
 // claimed and committed fails the re-checked due condition (lock_owner is set). The locking select is a CTE, run
 // exactly once: as `WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)` the planner may rescan it per row,
 // and each rescan skips the rows just updated and returns new ones, so one call took far more than `limit` charges.
-const CLAIM_DUE = {
-  name: 'charges.claim-due',
-  text: `WITH due AS (SELECT id FROM charges WHERE ${DUE_WHERE} ORDER BY reconcile_after LIMIT $2 FOR UPDATE SKIP LOCKED),
+/** Lock up to $2 charges due by `where` ($1: now) for owner $3 until $4, in one statement. */
+const claimStatement = (name: string, where: string) => ({
+  name,
+  text: `WITH due AS (SELECT id FROM charges WHERE ${where} ORDER BY reconcile_after LIMIT $2 FOR UPDATE SKIP LOCKED),
     claimed AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4 FROM due WHERE charges.id = due.id
       RETURNING charges.id, charges.account_id, charges.reconcile_after)
     SELECT id, account_id FROM claimed ORDER BY reconcile_after, id`,
-};
+});
+const CLAIM_DUE = claimStatement('charges.claim-due', DUE_WHERE);
 // Through charge_attempts_unsettled (migration 017): its WHERE is this one.
 const UNSETTLED_FOLLOW_UPS = {
   name: 'charges.unsettled-follow-ups',
@@ -126,13 +128,7 @@ const CREATE_SENDS = {
 };
 const RECHECK = { name: 'charges.recheck', text: 'UPDATE charges SET recheck = $1 WHERE id = $2' };
 const RECHECK_WHERE = 'recheck = 1 AND reconcile_after <= $1 AND (lock_owner IS NULL OR lock_expires_at <= $1)';
-const CLAIM_RECHECK = {
-  name: 'charges.claim-recheck',
-  text: `WITH due AS (SELECT id FROM charges WHERE ${RECHECK_WHERE} ORDER BY reconcile_after LIMIT $2 FOR UPDATE SKIP LOCKED),
-    claimed AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4 FROM due WHERE charges.id = due.id
-      RETURNING charges.id, charges.account_id, charges.reconcile_after)
-    SELECT id, account_id FROM claimed ORDER BY reconcile_after, id`,
-};
+const CLAIM_RECHECK = claimStatement('charges.claim-recheck', RECHECK_WHERE);
 const ADD_ORPHAN = {
   name: 'charges.add-orphan',
   text: `INSERT INTO charge_orphans (gateway, external_id, charge_id, account_id, payment_method, status, amount, action, message, found_at, updated_at)
