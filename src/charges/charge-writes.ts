@@ -1,13 +1,14 @@
 import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
 import { GatewayFailure, type NormalizedChargeResult } from '../gateways/types';
 import { toPublicError } from './outcomes';
+import { disputePatch, type DisputeFact } from './disputes';
 
 /**
  * The columns a gateway answer changes, from what the gateway said. Built while the charge's lock is held, so
  * `current` (read under the lock) is what the row holds; amounts are the gateway's figures, never sums of ours.
  */
-export function patchFromGateway(current: Pick<ChargeRecord, 'refs'>, n: NormalizedChargeResult): ChargePatch {
-  const patch: ChargePatch = { status: n.status, declineCode: n.declineCode ?? null };
+export function patchFromGateway(current: Pick<ChargeRecord, 'refs' | 'status' | 'amount' | 'paidAmount' | 'dispute'>, n: NormalizedChargeResult): ChargePatch {
+  const patch: ChargePatch = { status: n.status, declineCode: n.declineCode ?? null, ...disputeFromGateway(current, n) };
   if (n.externalId) patch.externalId = n.externalId;
   if (Number.isInteger(n.amount)) patch.amount = n.amount;
   if (Number.isInteger(n.paidAmount)) patch.paidAmount = n.paidAmount;
@@ -25,6 +26,24 @@ export function patchFromGateway(current: Pick<ChargeRecord, 'refs'>, n: Normali
   if (n.boleto?.dueDate) patch.boletoDueDate = n.boleto.dueDate;
   if (n.card) patch.card = n.card;
   return patch;
+}
+
+/**
+ * What the gateway's answer says of a chargeback (docs/charges.md, "Disputes"): `disputed` opens one, `charged_back`
+ * loses it, `dispute.status` won (where the mapping reads one) wins it. An answer that tells nothing of a chargeback
+ * (a gateway whose payment does not show its disputes) leaves a disputed or charged-back charge's status as it is,
+ * and a settled dispute stays settled: a later answer still showing the chargeback keeps the charge's status.
+ */
+function disputeFromGateway(current: Pick<ChargeRecord, 'status' | 'amount' | 'paidAmount' | 'dispute'>, n: NormalizedChargeResult): ChargePatch {
+  const told = { amount: n.dispute?.amount, reason: n.dispute?.reason };
+  let fact: DisputeFact | undefined;
+  if (n.status === 'disputed') fact = { status: 'open', ...told };
+  else if (n.status === 'charged_back') fact = { status: 'lost', ...told };
+  else if (n.dispute?.status === 'won') fact = { status: 'won', ...told };
+  const held = current.status === 'disputed' || current.status === 'charged_back';
+  if (!fact) return held ? { status: current.status } : {};
+  if (current.dispute && current.dispute.status !== 'open') return held || fact.status !== 'won' ? { status: current.status } : {};
+  return { status: n.status, ...disputePatch(current, fact, new Date().toISOString()) };
 }
 
 /** How a failed gateway call is recorded on its attempt row. */

@@ -1,5 +1,6 @@
 import type { ChargeRecord } from '../store/charges';
 import type { RefundResult } from '../gateways/types';
+import { publicDispute } from './disputes';
 
 export type ResponseFormat = 'full' | 'normalized' | 'raw';
 
@@ -35,6 +36,8 @@ export function chargeView(c: ChargeRecord): Record<string, unknown> {
   // The split as applied on the charge's gateway: its recipient ids, amounts in cents.
   if (c.split) v.split = c.split;
   if (c.declineCode) v.declineCode = c.declineCode;
+  // A chargeback, never a refund: refundedAmount above is only what was refunded (docs/charges.md, "Disputes").
+  if (c.dispute) v.dispute = publicDispute(c.dispute);
   if (c.fallbackUsed) {
     v.gatewayFallbackUsed = true;
     v.primaryGateway = c.primaryGateway;

@@ -7,7 +7,7 @@ import {
 
 export const DECLINE_CODES: DeclineCode[] = ['card_declined', 'insufficient_funds', 'expired_card', 'incorrect_cvc', 'processing_error'];
 const REFUND_STATUSES = new Set(['pending', 'succeeded', 'failed']);
-const STATUSES = new Set(['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed']);
+const STATUSES = new Set(['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed', 'disputed', 'charged_back']);
 
 /** The transport half of an adapter: what every call to one gateway shares. */
 export interface Transport {

@@ -35,7 +35,11 @@ export interface GatewayReply {
 
 export type PaymentMethod = 'credit_card' | 'debit_card' | 'boleto' | 'pix';
 export const PAYMENT_METHODS: PaymentMethod[] = ['credit_card', 'debit_card', 'boleto', 'pix'];
-export type ChargeStatus = 'approved' | 'pending' | 'processing' | 'declined' | 'cancelled' | 'refunded' | 'failed';
+/**
+ * `disputed`: a chargeback is open; `charged_back`: a chargeback was lost and the money went back to the payer by
+ * it (docs/charges.md, "Disputes"). Neither is a refund: refundedAmount never moves with a dispute.
+ */
+export type ChargeStatus = 'approved' | 'pending' | 'processing' | 'declined' | 'cancelled' | 'refunded' | 'failed' | 'disputed' | 'charged_back';
 export type DeclineCode = 'card_declined' | 'insufficient_funds' | 'expired_card' | 'incorrect_cvc' | 'processing_error';
 
 /** The normalized payer address (Brazilian shape; state is the two-letter UF, postalCode the 8-digit CEP). */
@@ -160,6 +164,8 @@ export interface NormalizedChargeResult {
   gatewayMessage?: string; // the gateway's own text for a decline or failure
   /** Extra gateway ids a follow-up call needs (e.g. a charge id beside an order id). Strings only. */
   refs?: Record<string, string>;
+  /** Where the gateway's answer shows a chargeback (status disputed or charged_back): what it says of it, cents. */
+  dispute?: { status?: 'open' | 'won' | 'lost'; amount?: number; reason?: string };
 }
 
 /** Card facts a gateway returns; brand in one lowercase vocabulary (visa, mastercard, amex, elo, hipercard, ...). */

@@ -22,7 +22,7 @@ export class MappingLoadError extends Error {
 }
 
 /** The normalized statuses (SPEC.md "States and transitions"); status.json may map only to these. */
-export const NORMALIZED_STATUSES = ['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed'];
+export const NORMALIZED_STATUSES = ['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed', 'disputed', 'charged_back'];
 
 /** A JSONata compile error as `file:line:column: CODE message`, then the line and a caret under the column. */
 export function syntaxProblem(rel: string, source: string, err: { code?: string; message?: string; position?: number; token?: string }): string {

@@ -1,5 +1,5 @@
 import type { ChargeRecord } from '../store/charges';
-import type { RouteGateEventType, WebhookResult } from './event';
+import { DISPUTE_EVENTS, movesCharge, type RouteGateEventType, type WebhookResult } from './event';
 
 /**
  * Why a verified payment event must not be applied to the charge it names, or undefined when it may. Money never
@@ -9,8 +9,11 @@ import type { RouteGateEventType, WebhookResult } from './event';
  * this reason for the operator, not guessed at.
  */
 export function mismatchOf(charge: ChargeRecord, e: WebhookResult): string | undefined {
-  if (!e.type?.startsWith('payment.')) return undefined;
+  if (!movesCharge(e.type)) return undefined;
   const reasons: string[] = [];
+  if (e.dispute && Number.isInteger(e.dispute.amount) && e.dispute.amount! > charge.amount) {
+    reasons.push(`the disputed amount ${e.dispute.amount} exceeds the charge's amount ${charge.amount}`);
+  }
   if (e.currency && charge.currency && e.currency.toUpperCase() !== charge.currency.toUpperCase()) {
     reasons.push(`currency ${e.currency} is not the charge's ${charge.currency}`);
   }
@@ -25,8 +28,12 @@ export function mismatchOf(charge: ChargeRecord, e: WebhookResult): string | und
   return reasons.length ? reasons.join('; ') : undefined;
 }
 
-/** The event a charge's state at the gateway amounts to; null while nothing has happened to it yet. */
-function eventTypeOf(c: ChargeRecord): RouteGateEventType | null {
+/**
+ * The event a charge's state at the gateway amounts to; null while nothing has happened to it yet. `dispute`: the
+ * notification was about a chargeback, so its answer is the charge's dispute (null when the gateway shows none).
+ */
+function eventTypeOf(c: ChargeRecord, dispute: boolean): RouteGateEventType | null {
+  if (dispute) return c.dispute ? DISPUTE_EVENTS[c.dispute.status] : null;
   if (c.status === 'refunded' || (c.status === 'approved' && c.refundedAmount > 0)) return 'payment.refunded';
   if (c.status === 'approved') return 'payment.approved';
   if (c.status === 'declined' || c.status === 'failed' || c.status === 'cancelled') return 'payment.failed';
@@ -38,10 +45,11 @@ function eventTypeOf(c: ChargeRecord): RouteGateEventType | null {
  * stored credentials (already stored on the charge by the read). `gatewayType` names the notification that made
  * RouteGate look.
  */
-export function resultFromCharge(c: ChargeRecord, gatewayType: string): WebhookResult {
+export function resultFromCharge(c: ChargeRecord, gatewayType: string, dispute = false): WebhookResult {
   return {
-    type: eventTypeOf(c), gatewayType, externalId: c.externalId ?? undefined, reference: c.id, status: c.status as WebhookResult['status'],
+    type: eventTypeOf(c, dispute), gatewayType, externalId: c.externalId ?? undefined, reference: c.id, status: c.status as WebhookResult['status'],
     amount: c.amount, paidAmount: c.paidAmount, refundedAmount: c.refundedAmount, currency: c.currency,
     paymentMethod: c.paymentMethod as WebhookResult['paymentMethod'], captured: c.captured ?? undefined, declineCode: (c.declineCode ?? undefined) as WebhookResult['declineCode'],
+    ...(c.dispute ? { dispute: { status: c.dispute.status, amount: c.dispute.amount, reason: c.dispute.reason, openedAt: c.dispute.openedAt } } : {}),
   };
 }

@@ -1,10 +1,21 @@
 import type { ChargeStatus, DeclineCode, PaymentMethod } from '../gateways/types';
+import type { DisputeFact, DisputeStatus } from '../charges/disputes';
 
 export type RouteGateEventType =
   | 'payment.approved' | 'payment.failed' | 'payment.refunded'
   /** RouteGate's own: a payment at a gateway with a charge's reference that is not the charge's (docs/charges.md, "Orphans"). */
   | 'payment.orphaned'
-  | 'subscription.created' | 'subscription.cancelled' | 'subscription.renewal_failed';
+  | 'subscription.created' | 'subscription.cancelled' | 'subscription.renewal_failed'
+  /** A chargeback opened, won or lost (docs/charges.md, "Disputes"): never a refund. */
+  | 'dispute.opened' | 'dispute.won' | 'dispute.lost';
+
+/** The dispute event type for each dispute status. */
+export const DISPUTE_EVENTS: Record<DisputeStatus, RouteGateEventType> = { open: 'dispute.opened', won: 'dispute.won', lost: 'dispute.lost' };
+
+export const isDisputeEvent = (type: string | null | undefined): boolean => typeof type === 'string' && type.startsWith('dispute.');
+
+/** Events about the payment itself (its money or its chargeback): the ones that may move a charge. */
+export const movesCharge = (type: string | null | undefined): boolean => typeof type === 'string' && (type.startsWith('payment.') || type.startsWith('dispute.'));
 
 /** What a webhook mapping produces (schemas/mappings/webhook-result.json). */
 export interface WebhookResult {
@@ -24,6 +35,8 @@ export interface WebhookResult {
   subscriptionId?: string;
   subscriptionStatus?: string;
   customerId?: string;
+  /** dispute.* events: the chargeback as the gateway tells it (amount in cents). */
+  dispute?: DisputeFact;
 }
 
 /**
@@ -55,6 +68,8 @@ export interface RouteGateEvent {
     subscriptionId?: string;
     subscriptionStatus?: string;
     customerId?: string;
+    /** dispute.* events: the charge's dispute as it stands after the event (amount in cents). */
+    dispute?: { status: DisputeStatus; amount: number; reason: string | null; openedAt: string };
   };
   /** The gateway's event: its name, its id (or the body's hash) and the body as received. */
   gatewayEvent: { type: string; id: string; payload: unknown };
@@ -67,6 +82,10 @@ export function buildEvent(
   const data: RouteGateEvent['data'] = { chargeId };
   const fields = ['externalId', 'status', 'amount', 'paidAmount', 'refundedAmount', 'currency', 'paymentMethod', 'declineCode', 'subscriptionId', 'subscriptionStatus', 'customerId'] as const;
   for (const f of fields) if (r[f] !== undefined && r[f] !== null) (data as Record<string, unknown>)[f] = r[f];
+  if (r.dispute && isDisputeEvent(r.type)) {
+    const amount = Number.isInteger(r.dispute.amount) ? r.dispute.amount! : r.paidAmount || r.amount;
+    data.dispute = { status: r.dispute.status, amount: amount ?? 0, reason: r.dispute.reason ?? null, openedAt: r.dispute.openedAt ?? r.occurredAt ?? createdAt };
+  }
   return {
     id, type: r.type, gateway, createdAt, ...(r.occurredAt ? { occurredAt: r.occurredAt } : {}), verified: verifiedBy !== null, verifiedBy, data,
     gatewayEvent: { type: r.gatewayType, id: gatewayEventId, payload },

@@ -10,7 +10,8 @@ import { MappingBudgetError, MappingEvaluationError } from '../mapping/loader';
 import { nowIso } from '../store/db';
 import { rgError } from '../errors';
 import { sha256Hex } from '../lib/signatures';
-import { buildEvent, type RouteGateEvent, type RouteGateEventType, type VerifiedBy, type WebhookResult } from './event';
+import { publicDispute } from '../charges/disputes';
+import { buildEvent, isDisputeEvent, movesCharge, type RouteGateEvent, type RouteGateEventType, type VerifiedBy, type WebhookResult } from './event';
 import { mismatchOf, resultFromCharge } from './event-checks';
 import { readAtGateway, settleCreateFirst } from './gateway-reads';
 import { lookupKey } from '../store/webhook-events';
@@ -113,7 +114,7 @@ export class WebhookProcessor {
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
     if (existing) return this.redelivered(existing.id, accountId, typed.type);
-    if (found && typed.type.startsWith('payment.')) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
+    if (found && movesCharge(typed.type)) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
     return this.record(event, accountId, gatewayEventId, typed, 'apply');
   }
@@ -129,13 +130,13 @@ export class WebhookProcessor {
     gatewayEventId: string, body: unknown,
   ): Promise<ReceiveOutcome> {
     const { store } = this.deps.gatewayDeps;
-    if (found && hasCredentials && claimed.type.startsWith('payment.')) {
+    if (found && hasCredentials && movesCharge(claimed.type)) {
       const read = await readAtGateway(this.deps.charges, accountId, found.id);
-      const answer = read && resultFromCharge(read, claimed.gatewayType);
+      const answer = read && resultFromCharge(read, claimed.gatewayType, isDisputeEvent(claimed.type));
       if (answer?.type) {
         const typed = answer as WebhookResult & { type: RouteGateEventType };
         // One event per state the gateway showed: repeats of the notification (or forgeries naming the charge) dedupe.
-        const readId = `gateway_read:${read!.id}:${read!.status}:${read!.paidAmount}:${read!.refundedAmount}`;
+        const readId = `gateway_read:${read!.id}:${read!.status}:${read!.paidAmount}:${read!.refundedAmount}${read!.dispute ? `:dispute-${read!.dispute.status}` : ''}`;
         const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, readId);
         if (existing) return this.redelivered(existing.id, accountId, typed.type);
         const event = buildEvent(newEventId(), gateway, nowIso(), found.id, typed, readId, body, 'gateway_read');
@@ -228,16 +229,17 @@ export class WebhookProcessor {
       await store.commit(async (tx) => {
         const current = chargeId ? (await tx.charges.getById(chargeId))! : undefined;
         flag = current && charge === 'apply' ? mismatchOf(current, result) : undefined;
+        // A charge whose create is unsettled has no gateway id: the reconciler settles it, not a notification.
+        const patch = current && current.externalId && charge === 'apply' && !flag ? patchFromEvent(current, result, event.createdAt) : {};
+        // A dispute event tells the dispute as the charge holds it after the event (its amount, its opening).
+        const dispute = patch.dispute ?? current?.dispute;
+        if (isDisputeEvent(event.type) && dispute) event.data.dispute = publicDispute(dispute);
         inserted = await tx.webhookEvents.insert({
           id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt,
           verified: event.verified, flag: flag ?? null,
         });
         if (!inserted || flag) return;
-        // A charge whose create is unsettled has no gateway id: the reconciler settles it, not a notification.
-        if (current && current.externalId && charge === 'apply') {
-          const patch = patchFromEvent(current, result);
-          if (Object.keys(patch).length) await tx.charges.update(current.id, patch);
-        }
+        if (current && Object.keys(patch).length) await tx.charges.update(current.id, patch);
         if (url) {
           await tx.deliveries.insert({ id: deliveryId, eventId: event.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS },
             { owner, expiresAt: now + this.deps.forwarder.leaseMs });
