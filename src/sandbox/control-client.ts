@@ -53,6 +53,19 @@ export class EmulatorControlClient {
     return this.call('POST', '/pay', { gateway, id });
   }
 
+  /**
+   * Open a chargeback on a paid charge (id = the charge's externalId), as the gateway does it: its native state
+   * changes and its real notification goes to the registered webhook URL. `amount` in cents (default: all paid).
+   */
+  async dispute(gateway: GatewayId, id: string, amount?: number): Promise<unknown> {
+    return (await this.call('POST', '/dispute', { gateway, id, ...(amount === undefined ? {} : { amount }) })).dispute;
+  }
+
+  /** Settle the charge's open chargeback, won or lost, with the gateway's real notification. */
+  async closeDispute(gateway: GatewayId, id: string, outcome: 'won' | 'lost'): Promise<unknown> {
+    return (await this.call('POST', '/dispute/close', { gateway, id, outcome })).dispute;
+  }
+
   /** Registers the gateway's webhook endpoint (its dashboard setting) and/or the secret its webhooks are signed with. */
   registerWebhook(gateway: GatewayId, endpoint: { url?: string; secret?: string }): Promise<void> {
     return this.call('POST', '/webhooks', { gateway, ...endpoint });

@@ -38,6 +38,18 @@ export type Ledger = () => Array<Omit<LedgerEntry, 'gateway'>>;
 export type PayOutcome = { ok: true } | { ok: false; status: 404 | 409; message: string };
 export type Payer = (externalId: string) => PayOutcome;
 
+/**
+ * What an emulator answers when a chargeback is opened or settled on one of its charges (/__control/dispute): the
+ * gateway's own dispute (or payment) as it now holds it, or the gateway's native error body and status (a charge
+ * that was never paid cannot be charged back).
+ */
+export type DisputeOutcome = { ok: true; dispute: unknown } | { ok: false; status: number; body: unknown };
+export interface Disputer {
+  /** `amount` in cents (the whole paid amount when absent), where the gateway's dispute carries an amount. */
+  open(externalId: string, amount?: number): DisputeOutcome;
+  close(externalId: string, outcome: 'won' | 'lost'): DisputeOutcome;
+}
+
 export interface RecordedRequest {
   gateway: GatewayId;
   method: string;
@@ -64,6 +76,7 @@ export class EmulatorControl {
   private readonly hanging = new Set<FastifyRequest>();
   private readonly resetters: Array<() => void> = [];
   private readonly payers = new Map<GatewayId, Payer>();
+  private readonly disputers = new Map<GatewayId, Disputer>();
   private readonly ledgers = new Map<GatewayId, Ledger>();
   /** Faults that act once the handler has run, kept per request until onSend. */
   private readonly pendingAfter = new WeakMap<FastifyRequest, Fault>();
@@ -128,6 +141,21 @@ export class EmulatorControl {
   pay(gateway: GatewayId, externalId: string): PayOutcome {
     const payer = this.payers.get(gateway);
     return payer ? payer(externalId) : { ok: false, status: 409, message: `${gateway} has no payer simulation` };
+  }
+
+  /** Emulators register how a chargeback is opened and settled at that gateway, with its real notifications. */
+  onDispute(gateway: GatewayId, disputer: Disputer): void {
+    this.disputers.set(gateway, disputer);
+  }
+
+  dispute(gateway: GatewayId, externalId: string, amount?: number): DisputeOutcome {
+    const d = this.disputers.get(gateway);
+    return d ? d.open(externalId, amount) : { ok: false, status: 409, body: { message: `${gateway} has no chargeback simulation` } };
+  }
+
+  closeDispute(gateway: GatewayId, externalId: string, outcome: 'won' | 'lost'): DisputeOutcome {
+    const d = this.disputers.get(gateway);
+    return d ? d.close(externalId, outcome) : { ok: false, status: 409, body: { message: `${gateway} has no chargeback simulation` } };
   }
 
   /** Emulators register how to list the charges they hold (see LedgerEntry). */
@@ -298,6 +326,35 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
     const outcome = control.pay(req.body.gateway as GatewayId, req.body.id);
     if (!outcome.ok) return reply.code(outcome.status).send({ paid: false, message: outcome.message });
     return { paid: true, gateway: req.body.gateway, id: req.body.id };
+  });
+  // A chargeback on a paid charge, opened and settled the way each gateway does it, with its real notification.
+  app.post<{ Body: { gateway: string; id: string; amount?: number } }>('/dispute', {
+    schema: {
+      body: {
+        type: 'object', required: ['gateway', 'id'], additionalProperties: false,
+        properties: {
+          gateway: { type: 'string', enum: [...control.gateways] }, id: { type: 'string', minLength: 1 }, amount: { type: 'integer', minimum: 1 },
+        },
+      },
+    },
+  }, async (req, reply) => {
+    const outcome = control.dispute(req.body.gateway as GatewayId, req.body.id, req.body.amount);
+    if (!outcome.ok) return reply.code(outcome.status).send(outcome.body);
+    return reply.code(201).send({ gateway: req.body.gateway, id: req.body.id, dispute: outcome.dispute });
+  });
+  app.post<{ Body: { gateway: string; id: string; outcome: 'won' | 'lost' } }>('/dispute/close', {
+    schema: {
+      body: {
+        type: 'object', required: ['gateway', 'id', 'outcome'], additionalProperties: false,
+        properties: {
+          gateway: { type: 'string', enum: [...control.gateways] }, id: { type: 'string', minLength: 1 }, outcome: { type: 'string', enum: ['won', 'lost'] },
+        },
+      },
+    },
+  }, async (req, reply) => {
+    const outcome = control.closeDispute(req.body.gateway as GatewayId, req.body.id, req.body.outcome);
+    if (!outcome.ok) return reply.code(outcome.status).send(outcome.body);
+    return { gateway: req.body.gateway, id: req.body.id, dispute: outcome.dispute };
   });
   app.post('/reset', async () => {
     control.resetAll();

@@ -4,7 +4,7 @@ import { HOUR_MS, MINUTE_MS, dateTime, randomId, randomUuid, type EmulatorCore, 
 // POST /v3/webhooks (here: POST /__control/webhooks), body `{id: "evt_...", event, dateCreated, account, payment}`.
 // No signature: the authToken configured with the webhook travels verbatim in `asaas-access-token`.
 
-interface Snapshot { status: string; deleted: boolean; refunds: number }
+interface Snapshot { status: string; deleted: boolean; refunds: number; chargeback: string | null }
 
 /**
  * Only HTTP 200 counts (201, 204, 3xx and timeouts are failures). Attempt 1 at once, then 30 s, 1 min, 3.5 min, 5 min,
@@ -22,6 +22,9 @@ const STATUS_EVENTS: Record<string, string> = {
   CONFIRMED: 'PAYMENT_CONFIRMED',
   RECEIVED: 'PAYMENT_RECEIVED',
   OVERDUE: 'PAYMENT_OVERDUE',
+  CHARGEBACK_REQUESTED: 'PAYMENT_CHARGEBACK_REQUESTED',
+  CHARGEBACK_DISPUTE: 'PAYMENT_CHARGEBACK_DISPUTE',
+  AWAITING_CHARGEBACK_REVERSAL: 'PAYMENT_AWAITING_CHARGEBACK_REVERSAL',
 };
 
 export function asaasWebhooks(core: EmulatorCore, payments: Map<string, Json>): Webhooks {
@@ -30,7 +33,7 @@ export function asaasWebhooks(core: EmulatorCore, payments: Map<string, Json>): 
     convention: CONVENTION,
     snapshot(id) {
       const p = payments.get(id);
-      return p && { status: p.status, deleted: Boolean(p.deleted), refunds: (p.refunds ?? []).length };
+      return p && { status: p.status, deleted: Boolean(p.deleted), refunds: (p.refunds ?? []).length, chargeback: p.chargeback?.status ?? null };
     },
     events({ id, before, after }) {
       const payment = payments.get(id)!;
@@ -39,6 +42,8 @@ export function asaasWebhooks(core: EmulatorCore, payments: Map<string, Json>): 
       if (before?.status !== after.status && STATUS_EVENTS[after.status]) names.push(STATUS_EVENTS[after.status]);
       if (after.refunds > (before?.refunds ?? 0)) names.push(after.status === 'REFUNDED' ? 'PAYMENT_REFUNDED' : 'PAYMENT_PARTIALLY_REFUNDED');
       if (after.deleted && !before?.deleted) names.push('PAYMENT_DELETED');
+      // A chargeback's outcome that leaves the payment's status as it was (lost) is told by the generic update.
+      if (before && before.status === after.status && before.chargeback !== after.chargeback && after.chargeback) names.push('PAYMENT_UPDATED');
       return names.map((event) => asaasEvent(account, event, payment));
     },
   });

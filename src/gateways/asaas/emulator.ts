@@ -9,6 +9,7 @@ import {
   list, markPaid, newCustomer, notFound, paymentErrors, pixPayload,
 } from './emulator-shapes';
 import { asaasWebhooks } from './emulator-webhooks';
+import { asaasDisputes } from './emulator-disputes';
 
 // Asaas API v3 emulator (shared/gateways/asaas.md): `access_token` header, amounts in reais (floats),
 // every payment belongs to a customer, declines are HTTP 400 invalid_creditCard and persist nothing,
@@ -84,6 +85,8 @@ export const asaasEmulator = defineEmulator((app, core) => {
     p.deleted = true;
     return { status: 200, body: { deleted: true, id: p.id } };
   }));
+
+  core.disputes(asaasDisputes(payments, (id) => webhooks.changed(id)));
 
   core.payer((id) => {
     const p = payments.get(id);

@@ -9,6 +9,7 @@ import {
 } from './emulator-shapes';
 import { mercadopagoWebhooks } from './emulator-webhooks';
 import { applicationFeeRefusal } from './emulator-split';
+import { mercadopagoDisputes } from './emulator-disputes';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
@@ -118,6 +119,8 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
   });
 
   app.get<{ Params: { id: string } }>('/v1/customers/:id', async (request, reply) => customers.get(request.params.id) ?? send(reply, notFound('Customer')));
+
+  core.disputes(mercadopagoDisputes(payments, (id) => webhooks.changed(id)));
 
   core.payer((id) => {
     const payment = payments.get(id);

@@ -40,6 +40,7 @@ export function pagarmeWebhooks(core: EmulatorCore, render: PagarmeRender): Webh
       if (before?.status !== after.status) {
         if (after.status === 'paid') add('charge.paid'), add('order.paid');
         if (after.status === 'failed') add('charge.payment_failed'), add('order.payment_failed');
+        if (after.status === 'chargedback') add('charge.chargedback');
       }
       const refunded = charge.paid_amount > 0 && after.canceled > (before?.canceled ?? 0);
       if (refunded) add(after.status === 'canceled' ? 'charge.refunded' : 'charge.partial_canceled');

@@ -138,6 +138,25 @@ export const pagarmeEmulator = defineEmulator((app, core) => {
     return { status: 200, body: renderCharge(charge) };
   }));
 
+  // A chargeback on a paid card charge: the charge turns chargedback (charge.chargedback). Pagar.me documents no
+  // notification of a dispute's outcome, so the emulator has none to send: closing one is refused (docs/emulators.md).
+  core.disputes({
+    open(id) {
+      const order = orders.get(id);
+      const charge = order ? charges.get((order.charge_ids as string[])[0]) : charges.get(id);
+      if (!charge) return { ok: false, status: 404, body: { message: 'Charge not found.' } };
+      if (charge.status !== 'paid' || !['credit_card', 'debit_card'].includes(charge.payment_method)) {
+        return { ok: false, status: 412, body: { message: `Charge ${charge.id} with status ${charge.status} cannot be charged back.` } };
+      }
+      charge.status = 'chargedback';
+      settleOrder(charge);
+      return { ok: true, dispute: renderCharge(charge) };
+    },
+    close() {
+      return { ok: false, status: 409, body: { message: 'Pagar.me documents no notification of a chargeback\'s outcome: the charge stays chargedback.' } };
+    },
+  });
+
   // The payer pays a pending pix or boleto: the charge is paid in full, as the simulators do after a delay.
   core.payer((id) => {
     const order = orders.get(id);
@@ -216,7 +235,8 @@ export const pagarmeEmulator = defineEmulator((app, core) => {
   function settleOrder(charge: StoredCharge): void {
     const order = orders.get(charge.order_id);
     if (!order) return;
-    order.status = charge.status === 'paid' ? 'paid' : charge.status === 'canceled' ? 'canceled' : charge.status === 'failed' ? 'failed' : 'pending';
+    // A chargeback leaves the order paid: it is the charge that was charged back.
+    order.status = charge.status === 'paid' || charge.status === 'chargedback' ? 'paid' : charge.status === 'canceled' ? 'canceled' : charge.status === 'failed' ? 'failed' : 'pending';
     order.updated_at = charge.updated_at = now();
     webhooks.changed(order.id);
   }

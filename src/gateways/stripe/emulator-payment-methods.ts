@@ -15,6 +15,8 @@ export function newState() {
     refunds: new Map<string, Json>(),
     customers: new Map<string, Json>(),
     taxIds: new Map<string, Json[]>(),
+    /** Disputes by the PaymentIntent whose charge is disputed (./emulator-disputes.ts). */
+    disputes: new Map<string, Json>(),
   };
 }
 export type State = ReturnType<typeof newState>;

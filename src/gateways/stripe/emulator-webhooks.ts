@@ -8,7 +8,7 @@ import { STRIPE_ACCOUNT_DEFAULT_VERSION } from './emulator-intents';
 // Each attempt is signed anew with its own timestamp; the event (and its id) stays the same across retries.
 
 /** What of a PaymentIntent its events follow: status, which charge is the latest, how much of it was refunded. */
-interface Snapshot { status: string; charge: string | null; refunded: number }
+interface Snapshot { status: string; charge: string | null; refunded: number; dispute: string | null }
 
 /** Test mode retries "3 times over a few hours"; any 2xx within ~30 s is delivered. */
 const CONVENTION = { retries: [HOUR_MS, 2 * HOUR_MS, 4 * HOUR_MS], timeoutMs: 30_000 };
@@ -21,7 +21,7 @@ export function stripeWebhooks(core: EmulatorCore, s: State): Webhooks {
       const pi = s.intents.get(id);
       if (!pi) return undefined;
       const ch = chargeOf(pi);
-      return { status: pi.status, charge: pi.latest_charge ?? null, refunded: ch?.captured ? ch.amount_refunded : 0 };
+      return { status: pi.status, charge: pi.latest_charge ?? null, refunded: ch?.captured ? ch.amount_refunded : 0, dispute: s.disputes.get(id)?.status ?? null };
     },
     events({ id, before, after }) {
       const pi = s.intents.get(id)!;
@@ -50,6 +50,16 @@ export function stripeWebhooks(core: EmulatorCore, s: State): Webhooks {
       if (after.refunded > (before?.refunded ?? 0)) {
         add('charge.refunded', ch);
         add('refund.created', [...s.refunds.values()].filter((r) => r.payment_intent === id).pop());
+      }
+      const dispute = s.disputes.get(id);
+      if (dispute && after.dispute !== (before?.dispute ?? null)) {
+        if (!before?.dispute) {
+          add('charge.dispute.created', dispute);
+          add('charge.dispute.funds_withdrawn', dispute);
+        } else if (after.dispute === 'won' || after.dispute === 'lost') {
+          if (after.dispute === 'won') add('charge.dispute.funds_reinstated', dispute);
+          add('charge.dispute.closed', dispute);
+        }
       }
       return out;
     },

@@ -8,6 +8,7 @@ import {
 } from './emulator-intents';
 import { searchIntents, ledgerOf, createRefund, createCustomer, customerView } from './emulator-resources';
 import { stripeWebhooks } from './emulator-webhooks';
+import { closeDispute, findDispute, openDispute } from './emulator-disputes';
 
 // Stripe PaymentIntents API emulator (shared/gateways/stripe.md): the routes, with Stripe's auth, API versions,
 // form-decoded parameters, idempotency and error bodies. Payment methods, intents and the other resources are
@@ -140,6 +141,20 @@ export const stripeEmulator = defineEmulator((app, core) => {
     webhooks.changed(id);
     return { ok: true };
   });
+
+  core.disputes({
+    open(id, amount) {
+      const outcome = openDispute(s, id, amount);
+      if (outcome.ok) webhooks.changed(id);
+      return outcome;
+    },
+    close(id, result) {
+      const outcome = closeDispute(s, id, result);
+      if (outcome.ok) webhooks.changed(id);
+      return outcome;
+    },
+  });
+  app.get('/v1/disputes/:id', route(({ id }) => findDispute(s, id)));
 
   app.post('/v1/payment_methods', route(({ params, livemode, rawCards }) => createPaymentMethod(s, params, livemode, rawCards)));
   app.get('/v1/payment_methods/:id', route(({ id }) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayId } from '../../gateways/types';
 import type { WireSettings } from '../../gateways/types';
 import type { EmulatorPlugin } from '../types';
-import type { EmulatorControl, Ledger, Payer } from '../control';
+import type { Disputer, EmulatorControl, Ledger, Payer } from '../control';
 import { wireState, type Clearable } from './state';
 import { createIdempotency, type Idempotency, type IdempotencyPolicy } from './idempotency';
 import { send, type Outcome } from './outcome';
@@ -24,6 +24,8 @@ export interface EmulatorCore {
   ledger(list: Ledger): void;
   /** How POST /__control/pay settles a pending pix or boleto at this gateway. */
   payer(pay: Payer): void;
+  /** How POST /__control/dispute and /dispute/close open and settle a chargeback at this gateway. */
+  disputes(disputer: Disputer): void;
   /** Before every route of this emulator: answer `check`'s outcome when it returns one (a refused credential). */
   authenticate(check: (request: FastifyRequest) => Outcome | undefined): void;
   /** The gateway's idempotency semantics; its stored answers are part of the state (reset clears them). */
@@ -43,6 +45,7 @@ export function emulatorCore(
     state: (collections) => wireState(control, collections),
     ledger: (list) => control.onLedger(gateway, list),
     payer: (pay) => control.onPay(gateway, pay),
+    disputes: (disputer) => control.onDispute(gateway, disputer),
     authenticate(check) {
       app.addHook('preHandler', async (request, reply) => {
         const denied = check(request);
@@ -68,7 +71,7 @@ export function defineEmulator(build: (app: FastifyInstance, core: EmulatorCore)
   };
 }
 
-export type { LedgerEntry, PayOutcome } from '../control';
+export type { DisputeOutcome, Disputer, LedgerEntry, PayOutcome } from '../control';
 export type { Clearable } from './state';
 export { requestFingerprint, type Idempotency, type IdempotencyPolicy, type RouteIdempotency } from './idempotency';
 export { send, dropUndefined, type Json, type Outcome } from './outcome';

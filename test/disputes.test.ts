@@ -1,0 +1,162 @@
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startE2E, CUSTOMER, type E2E } from './helpers/e2e';
+import { startReceiver, type Hit, type Receiver } from './helpers/webhook-receiver';
+import type { GatewayId } from '../src/gateways/registry-ids';
+
+// Issue 42 item 4, "Disputes are not refunds", end to end over real HTTP: a card charge paid at each gateway's
+// emulator, a chargeback opened there through the control API (POST /__control/dispute), the gateway's real signed
+// notification sent by the emulator to RouteGate's receiver, the merchant's backend getting dispute.opened with the
+// disputed amount, the charge showing status `disputed` and its dispute with refundedAmount untouched; then the
+// dispute settled (POST /__control/dispute/close) won or lost, each with its own notification.
+
+const APRO = { number: '4235647728025682', holderName: 'APRO', expMonth: 11, expYear: 2030, cvv: '123' };
+const CARD = { number: '4242424242424242', holderName: 'MARIA SOUZA', expMonth: 12, expYear: 2030, cvv: '123' };
+const AMOUNT = 1999;
+
+let e2e: E2E;
+let backend: Receiver;
+let key: string;
+
+before(async () => {
+  e2e = await startE2E({}, undefined, { webhooks: true });
+  backend = await startReceiver();
+  key = e2e.sandbox.account.apiKey;
+  const patched = await e2e.call('PATCH', '/api/v1/clients/settings', { key, body: { webhookForwardUrl: backend.url } });
+  assert.equal(patched.status, 200, patched.text);
+});
+after(async () => {
+  await backend.close();
+  await e2e.close();
+});
+
+async function paidCharge(gateway: GatewayId): Promise<{ id: string; externalId: string; amount: number }> {
+  let body: Record<string, unknown> = { gateway, paymentMethod: 'credit_card', amount: AMOUNT, customer: CUSTOMER, creditCard: gateway === 'mercadopago' ? APRO : CARD };
+  const customer = await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER, gateway } });
+  if (customer.status === 201) body = { ...body, customerId: customer.body.data.externalId };
+  const created = await e2e.call('POST', '/api/v1/charges', { key, body });
+  assert.equal(created.status, 201, `${gateway}: ${created.text}`);
+  assert.equal(created.body.data.status, 'approved', `${gateway}: ${created.text}`);
+  assert.equal(created.body.data.gateway, gateway);
+  return created.body.data;
+}
+
+async function stored(chargeId: string, refresh = false) {
+  const res = await e2e.call('GET', `/api/v1/charges/${chargeId}${refresh ? '?refresh=true' : ''}`, { key });
+  assert.equal(res.status, 200, res.text);
+  return res.body.data;
+}
+
+/** The forwarded event of `type` about the charge, once the backend has it. */
+async function forwarded(chargeId: string, type: string): Promise<Hit> {
+  const hits = await backend.until((all) => all.some((h) => h.body?.type === type && h.body?.data?.chargeId === chargeId));
+  return hits.find((h) => h.body?.type === type && h.body?.data?.chargeId === chargeId)!;
+}
+
+const forwardedTypes = (chargeId: string) => backend.hits.filter((h) => h.body?.data?.chargeId === chargeId).map((h) => h.body.type as string);
+
+/** Gateways whose emulator and RouteGate carry a dispute from opening to its outcome (docs/charges.md, "Disputes"). */
+const SETTLED: GatewayId[] = ['stripe', 'mercadopago', 'asaas'];
+
+describe('disputes over real HTTP', { timeout: 120_000 }, () => {
+  for (const gateway of [...SETTLED, 'pagarme'] as GatewayId[]) {
+    test(`${gateway}: a chargeback opened at the gateway is a dispute, never a refund`, async () => {
+      const charge = await paidCharge(gateway);
+      // Stripe's dispute carries an amount: part of the charge is disputed there; the others dispute the whole payment.
+      const disputed = gateway === 'stripe' ? 1500 : AMOUNT;
+      await e2e.control.dispute(gateway, charge.externalId, gateway === 'stripe' ? disputed : undefined);
+      const hit = await forwarded(charge.id, 'dispute.opened');
+      assert.equal(hit.body.gateway, gateway);
+      assert.equal(hit.body.verified, true);
+      assert.equal(hit.body.data.dispute.status, 'open');
+      assert.equal(hit.body.data.dispute.amount, disputed);
+      const row = await stored(charge.id);
+      assert.equal(row.status, 'disputed');
+      assert.equal(row.refundedAmount, 0, 'a chargeback is never a refund');
+      assert.equal(row.paidAmount, AMOUNT);
+      assert.deepEqual({ status: row.dispute.status, amount: row.dispute.amount }, { status: 'open', amount: disputed });
+      assert.equal(typeof row.dispute.openedAt, 'string');
+      assert.ok(!forwardedTypes(charge.id).includes('payment.refunded'), `${gateway}: no payment.refunded for a chargeback`);
+      // The gateway's own answer, read again, says the same.
+      const refreshed = await stored(charge.id, true);
+      assert.equal(refreshed.status, 'disputed');
+      assert.equal(refreshed.refundedAmount, 0);
+      assert.equal(refreshed.dispute.status, 'open');
+      // A disputed charge is not refundable through RouteGate.
+      const refund = await e2e.call('POST', `/api/v1/charges/${charge.id}/refunds`, { key, body: {} });
+      assert.equal(refund.status, 400, refund.text);
+      assert.match(refund.body.error.message, /cannot be refunded \(status disputed\)/);
+    });
+  }
+
+  for (const gateway of SETTLED) {
+    test(`${gateway}: a dispute won takes the charge back to approved (dispute.won); refundedAmount never moves`, async () => {
+      const charge = await paidCharge(gateway);
+      await e2e.control.dispute(gateway, charge.externalId);
+      await forwarded(charge.id, 'dispute.opened');
+      await e2e.control.closeDispute(gateway, charge.externalId, 'won');
+      const hit = await forwarded(charge.id, 'dispute.won');
+      assert.equal(hit.body.data.dispute.status, 'won');
+      const row = await stored(charge.id);
+      assert.equal(row.status, 'approved');
+      assert.equal(row.dispute.status, 'won');
+      assert.equal(row.refundedAmount, 0);
+      const refreshed = await stored(charge.id, true);
+      assert.equal(refreshed.status, 'approved', 'the gateway\'s answer agrees');
+      assert.equal(refreshed.dispute.status, 'won');
+    });
+
+    test(`${gateway}: a dispute lost leaves the charge charged_back (dispute.lost); a partial refund before it keeps both facts`, async () => {
+      const charge = await paidCharge(gateway);
+      const refund = await e2e.call('POST', `/api/v1/charges/${charge.id}/refunds`, { key, body: { amount: 500 } });
+      assert.equal(refund.status, 201, refund.text);
+      await e2e.control.dispute(gateway, charge.externalId, gateway === 'stripe' ? AMOUNT - 500 : undefined);
+      await forwarded(charge.id, 'dispute.opened');
+      assert.equal((await stored(charge.id)).refundedAmount, 500);
+      await e2e.control.closeDispute(gateway, charge.externalId, 'lost');
+      const hit = await forwarded(charge.id, 'dispute.lost');
+      assert.equal(hit.body.data.dispute.status, 'lost');
+      const row = await stored(charge.id);
+      assert.equal(row.status, 'charged_back');
+      assert.equal(row.dispute.status, 'lost');
+      assert.equal(row.refundedAmount, 500, 'only the refund: the chargeback is not added to it');
+      const refreshed = await stored(charge.id, true);
+      assert.equal(refreshed.status, 'charged_back');
+      assert.equal(refreshed.refundedAmount, 500);
+      assert.ok(!forwardedTypes(charge.id).includes('dispute.won'));
+    });
+  }
+
+  test('the control API refuses a chargeback on an unpaid charge with the gateway\'s native error', async () => {
+    const pix = await e2e.call('POST', '/api/v1/charges', { key, body: { gateway: 'stripe', paymentMethod: 'pix', amount: AMOUNT, customer: CUSTOMER, pix: { expiresInSeconds: 3600 } } });
+    assert.equal(pix.status, 201, pix.text);
+    const res = await fetch(`${e2e.sandbox.emulators.url}/__control/dispute`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gateway: 'stripe', id: pix.body.data.externalId }),
+    });
+    assert.equal(res.status, 400);
+    const body = await res.json() as { error: { type: string; message: string } };
+    assert.equal(body.error.type, 'invalid_request_error');
+    const mp = await fetch(`${e2e.sandbox.emulators.url}/__control/dispute/close`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ gateway: 'mercadopago', id: '1', outcome: 'won' }),
+    });
+    assert.equal(mp.status, 404, await mp.clone().text());
+    assert.equal((await mp.json() as { error: string }).error, 'not_found');
+  });
+
+  test('an unverified dispute notification does not move the charge: what moves it is the gateway\'s own answer', async () => {
+    const charge = await paidCharge('asaas');
+    const token = (await e2e.sandbox.app.store.accounts.get(e2e.sandbox.account.id))!.webhookToken;
+    // A forged PAYMENT_CHARGEBACK_REQUESTED without Asaas' access token: the gateway still shows the payment paid.
+    const payment = { object: 'payment', id: charge.externalId, value: AMOUNT / 100, billingType: 'CREDIT_CARD', status: 'CHARGEBACK_REQUESTED',
+      confirmedDate: '2030-01-01', externalReference: charge.id, chargeback: { status: 'REQUESTED', reason: 'FRAUD' } };
+    const body = JSON.stringify({ id: `evt_forged_${Date.now()}`, event: 'PAYMENT_CHARGEBACK_REQUESTED', dateCreated: '2030-01-01 10:00:00', payment });
+    const res = await e2e.call('POST', `/api/v1/webhooks/asaas/${token}`, { rawBody: body, headers: { 'content-type': 'application/json', 'asaas-access-token': 'not-the-token' } });
+    assert.equal(res.status, 401, res.text);
+    const unsigned = await e2e.call('POST', `/api/v1/webhooks/asaas/${token}`, { rawBody: body, headers: { 'content-type': 'application/json' } });
+    assert.ok(unsigned.status < 500, unsigned.text);
+    const row = await stored(charge.id);
+    assert.equal(row.status, 'approved');
+    assert.equal(row.dispute, undefined);
+    assert.ok(!forwardedTypes(charge.id).some((t) => t.startsWith('dispute.')), 'nothing about a dispute was forwarded');
+  });
+});
