@@ -1,21 +1,10 @@
-import type { ChargeRecord, ChargePatch } from '../store/charges';
+import type { ChargeDispute, ChargeRecord, ChargePatch, DisputeStatus } from '../store/charges';
+
+export type { ChargeDispute, DisputeStatus } from '../store/charges';
 
 // A chargeback is never a refund (DESIGN.md "Disputes"): a dispute has its own lifecycle on the charge, and
 // refundedAmount never moves with it. docs/charges.md, "Disputes", is the contract this module keeps.
 
-export type DisputeStatus = 'open' | 'won' | 'lost';
-export const DISPUTE_STATUSES: readonly DisputeStatus[] = ['open', 'won', 'lost'];
-
-/** The dispute as stored on the charge (column `dispute`, migration 021). Amount in cents. */
-export interface ChargeDispute {
-  status: DisputeStatus;
-  amount: number;
-  /** The gateway's own reason code for the chargeback (e.g. `fraudulent`), null when it gives none. */
-  reason: string | null;
-  openedAt: string;
-  /** The status the charge had when the dispute opened: where a won dispute takes it back. Never shown. */
-  priorStatus?: string;
-}
 
 /** What a gateway said of a dispute: from a verified event or from its answer to RouteGate's own read. */
 export interface DisputeFact {

@@ -1,7 +1,19 @@
 import type { DB } from './db';
 import { nowIso } from './db';
 import type { AppliedSplitItem, NormalizedCard } from '../gateways/types';
-import type { ChargeDispute } from '../charges/disputes';
+
+export type DisputeStatus = 'open' | 'won' | 'lost';
+
+/** A chargeback as stored on the charge (column `dispute`, migration 021; src/charges/disputes.ts). Amount in cents. */
+export interface ChargeDispute {
+  status: DisputeStatus;
+  amount: number;
+  /** The gateway's own reason code for the chargeback (e.g. `fraudulent`), null when it gives none. */
+  reason: string | null;
+  openedAt: string;
+  /** The status the charge had when the dispute opened: where a won dispute takes it back. Never shown. */
+  priorStatus?: string;
+}
 
 export interface ChargeRecord {
   id: string;

@@ -52,6 +52,7 @@ export const chargeDetail: DashboardPage = {
   <dt>Method</dt><dd>${c.paymentMethod}${c.card ? html` · ${c.card.brand ?? ''} •••• ${c.card.last4 ?? ''}` : ''}</dd>
   <dt>Gateway</dt><dd>${gatewayName(c.gateway) || '–'}${c.fallbackUsed ? html` <span class="badge warn">fallback from ${gatewayName(c.primaryGateway)}</span>` : ''}</dd>
   <dt>Gateway id</dt><dd><code>${c.externalId ?? '–'}</code></dd>
+  ${c.dispute ? html`<dt>Dispute</dt><dd id="charge-dispute"><span class="badge dispute-${c.dispute.status}">${c.dispute.status}</span> · ${formatMoney(c.dispute.amount, c.currency)}${c.dispute.reason ? html` · ${c.dispute.reason}` : ''} · opened ${formatDate(c.dispute.openedAt)}</dd>` : ''}
   ${c.declineCode ? html`<dt>Decline</dt><dd>${c.declineCode}</dd>` : ''}
   ${c.errorCode ? html`<dt>Error</dt><dd>${c.errorCode}: ${c.errorMessage}</dd>` : ''}
   ${c.description ? html`<dt>Description</dt><dd>${c.description}</dd>` : ''}

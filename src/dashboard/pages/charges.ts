@@ -10,7 +10,7 @@ import type { ChargeRecord } from '../../store/charges';
 
 const PAGE_SIZE = 25;
 // The statuses GET /api/v1/charges filters by (schemas/charge-list-query.json).
-const STATUSES = ['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed'];
+const STATUSES = ['approved', 'pending', 'processing', 'declined', 'cancelled', 'refunded', 'failed', 'disputed', 'charged_back'];
 
 type Query = { status?: string; gateway?: string; cursor?: string };
 
