@@ -126,7 +126,7 @@ test('status.json may map only to normalized statuses: a typo fails the check an
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"paid": "approved"', '"paid": "aproved"'));
   const res = check(env);
   assert.equal(res.status, 1);
-  assert.match(res.stdout, /mappings\/pagarme\/status\.json:2: "paid" maps to "aproved", which is not a normalized status \(approved, pending, processing, declined, cancelled, refunded, failed\)/);
+  assert.match(res.stdout, /mappings\/pagarme\/status\.json:2: "paid" maps to "aproved", which is not a normalized status \(approved, pending, processing, declined, cancelled, refunded, failed, disputed, charged_back\)/);
   const server = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'src', 'server.js')], { env, encoding: 'utf8', timeout: 20_000 });
   assert.equal(server.status, 1);
   assert.match(server.stderr, /status\.json:2: "paid" maps to "aproved"/);
