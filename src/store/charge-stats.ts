@@ -3,8 +3,8 @@ import { BRAZIL_UTC_OFFSET_HOURS } from '../lib/iso-time';
 
 export interface DailyGatewayCount { day: string; gateway: string; total: number; approved: number; declined: number }
 
-// A charge counts as approved when a gateway took the money, even if it was refunded later.
-const APPROVED = "('approved', 'refunded')";
+// A charge counts as approved when a gateway took the money, even if it was refunded or charged back later.
+const APPROVED = "('approved', 'refunded', 'disputed', 'charged_back')";
 
 /** Aggregates over an account's charges for the dashboard's chart (read-only). */
 export class ChargeStatsRepository {
