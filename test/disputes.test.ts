@@ -70,6 +70,10 @@ describe('disputes over real HTTP', { timeout: 120_000 }, () => {
       assert.equal(hit.body.verified, true);
       assert.equal(hit.body.data.dispute.status, 'open');
       assert.equal(hit.body.data.dispute.amount, disputed);
+      assert.equal(hit.body.data.refundedAmount, 0);
+      const listed = await e2e.call('GET', `/api/v1/events/${hit.body.id}`, { key });
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(listed.body.data.data.dispute, hit.body.data.dispute, 'the Events API shows the dispute as forwarded');
       const row = await stored(charge.id);
       assert.equal(row.status, 'disputed');
       assert.equal(row.refundedAmount, 0, 'a chargeback is never a refund');

@@ -231,9 +231,12 @@ export class WebhookProcessor {
         flag = current && charge === 'apply' ? mismatchOf(current, result) : undefined;
         // A charge whose create is unsettled has no gateway id: the reconciler settles it, not a notification.
         const patch = current && current.externalId && charge === 'apply' && !flag ? patchFromEvent(current, result, event.createdAt) : {};
-        // A dispute event tells the dispute as the charge holds it after the event (its amount, its opening).
+        // A dispute event tells the dispute as the charge holds it after the event (its amount, its opening), beside
+        // the charge's own amounts, which a dispute never changes (a gateway's dispute object may carry none).
         const dispute = patch.dispute ?? current?.dispute;
-        if (isDisputeEvent(event.type) && dispute) event.data.dispute = publicDispute(dispute);
+        if (isDisputeEvent(event.type) && current && dispute) {
+          Object.assign(event.data, { dispute: publicDispute(dispute), amount: current.amount, paidAmount: current.paidAmount, refundedAmount: current.refundedAmount });
+        }
         inserted = await tx.webhookEvents.insert({
           id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt,
           verified: event.verified, flag: flag ?? null,
