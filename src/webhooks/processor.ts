@@ -120,7 +120,22 @@ export class WebhookProcessor {
     if (existing) return this.redelivered(existing.id, accountId, typed.type, gateway);
     if (found && typed.type.startsWith('payment.')) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
-    return this.record(event, accountId, gatewayEventId, typed, 'apply');
+    const outcome = await this.record(event, accountId, gatewayEventId, typed, 'apply');
+    if (found) await this.settleRefunds(found.id, gateway);
+    return outcome;
+  }
+
+  /**
+   * A verified notification about a charge that has refunds in process at its gateway: they are settled now, by
+   * reading them at the gateway (docs/charges.md, "Refund lifecycle"). A gateway acknowledged on store is not kept
+   * waiting for the read. A failed read leaves them to the reconciler.
+   */
+  private async settleRefunds(chargeId: string, gateway: GatewayId): Promise<void> {
+    const settle = this.deps.charges.followUps.settleRefundsOf(chargeId).catch((err: unknown) => {
+      this.deps.log.warn({ err, chargeId, gateway }, 'settling pending refunds after a notification failed; the reconciler settles them');
+      return 0;
+    });
+    if (ackOf(gateway) !== 'on-store') await settle;
   }
 
   /**
