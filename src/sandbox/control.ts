@@ -35,11 +35,9 @@ export interface LedgerEntry {
 export type Ledger = () => Array<Omit<LedgerEntry, 'gateway'>>;
 
 /**
- * How the next refunds at a gateway come out, each the gateway's own "not yet" (docs/emulators.md, "Refund
- * outcomes"): `in_process` (Mercado Pago: the refund is taken and held in process; 201 `in_process` with the
- * X-Render-In-Process-Refunds header, else 400), `transaction_not_found` (PagBank: 400 40008, nothing refunded),
- * `insufficient_balance` (Asaas: 400 about the balance, nothing refunded). An emulator ignores the ones that are
- * not its gateway's.
+ * How the next refunds at a gateway come out, each one gateway's own "not yet" (docs/emulators.md, "Refund
+ * outcomes"): `in_process` (the refund is taken and held in process), `transaction_not_found` and
+ * `insufficient_balance` (refused, nothing refunded). An emulator ignores the ones that are not its gateway's.
  */
 export const REFUND_OUTCOMES = ['in_process', 'transaction_not_found', 'insufficient_balance'] as const;
 export type RefundOutcome = (typeof REFUND_OUTCOMES)[number];
