@@ -463,6 +463,11 @@ export class FollowUps {
         return true;
       }
       if (isAmbiguous(err) || !adapter.keepsIdempotencyKeys) return keep(`${why}; settling it failed: ${err instanceof Error ? err.message : String(err)}`);
+      // The replay was refused in the way that means "not yet": nothing was done, the refund is pending again.
+      if (a.operation === 'refund' && err instanceof GatewayFailure && adapter.refundNotYet?.(err)) {
+        await store.commit(async (tx) => await tx.charges.finishAttempt(charge.id, { ...refusedForNow(base, err, a.durationMs), clientKey: a.clientKey }));
+        return false;
+      }
       // The gateway answered the replay under the operation's own key with a refusal: the operation was refused.
       const failed = failureAttempt(base, err, started);
       failed.durationMs = a.durationMs;
