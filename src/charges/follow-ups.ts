@@ -11,6 +11,7 @@ import type { ChargeLocks } from './charge-locks';
 import { isAmbiguous } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
 import { settleHorizonMs, callContext, type ChargeResult, type GatewayDeps } from './gateway-deps';
+import { REFUSED_FOR_NOW, isPendingRefund, pendingPatch, pendingRefundOfRow, refusedForNow, settlePendingRefund } from './pending-refunds';
 
 // Capture, cancel, refund and refresh of a stored charge (docs/charges.md, "Follow-up idempotency"). Each
 // money-moving follow-up is a charge_attempts row written before its gateway call, under the charge's lock, with its
@@ -26,8 +27,12 @@ const MONEY_MOVING = new Set(['capture', 'cancel', 'refund']);
 /** Whether an attempt row is a money-moving follow-up (settled by its own identity, never by a create's settle). */
 export const isFollowUp = (a: AttemptRecord): boolean => MONEY_MOVING.has(a.operation);
 
-/** Whether an attempt row is a money-moving follow-up whose outcome is not known (interrupted or unanswered). */
-export const isUnsettledFollowUp = (a: AttemptRecord): boolean => MONEY_MOVING.has(a.operation) && (a.outcome === 'in_flight' || a.outcome === 'unknown');
+/**
+ * Whether an attempt row is a money-moving follow-up not settled yet: its outcome not known (interrupted or
+ * unanswered), or a refund pending at its gateway (pending-refunds.ts). Either holds the charge: no other
+ * money-moving operation starts until it is settled.
+ */
+export const isUnsettledFollowUp = (a: AttemptRecord): boolean => MONEY_MOVING.has(a.operation) && (a.outcome === 'in_flight' || a.outcome === 'unknown' || a.outcome === 'pending');
 
 /**
  * How long the gateways keep an idempotency key (24 h, the shortest any documents): a replay later than this
@@ -239,6 +244,8 @@ export class FollowUps {
       charge = await this.host.get(charge.accountId, charge.id);
     }
     if (row.outcome === 'success') return { charge, refund: refundOfRow(row) };
+    // Still in process at the gateway (or refused for now): the same pending answer, never a second refund.
+    if (isPendingRefund(row)) return { charge, refund: pendingRefundOfRow(row) };
     if (isUnsettledFollowUp(row)) {
       const error = rgError('OPERATION_OUTCOME_UNKNOWN', { id: charge.id, operation: opOfRow(charge.id, row).replace('_', ' '), seq: row.seq, gateway: row.gateway }, { gateway: row.gateway });
       return { charge, error };
@@ -296,6 +303,15 @@ export class FollowUps {
         if (!found) throw err;
         outcome = found;
       }
+      if (operation === 'refund' && outcome.refund?.status === 'pending') {
+        // Taken but in process at the gateway: pending, not counted in refundedAmount until the gateway says done.
+        const refundId = outcome.refund.refundId;
+        const stored = await record({
+          seq, operation, gateway, outcome: 'pending', durationMs: performance.now() - started, externalId: refundId,
+          message: `in process at ${gateway} (${outcome.refund.gatewayStatus ?? 'pending'}): settled by a re-read or ${gateway}'s notification`,
+        }, pendingPatch(charge, outcome.normalized));
+        return { charge: stored, raw: outcome.raw, refund: { ...outcome.refund, status: 'pending' } };
+      }
       const patch = patchFromGateway(charge, outcome.normalized);
       // What this refund moved, kept per refund: the charge row holds only the total (native refund lists read it).
       const moved = operation === 'refund' ? outcome.refund?.amount ?? Math.max(0, (patch.refundedAmount ?? charge.refundedAmount) - charge.refundedAmount) : undefined;
@@ -312,6 +328,11 @@ export class FollowUps {
           seq, operation, gateway, outcome: 'success', message, durationMs: performance.now() - started, externalId: accepted.refund?.refundId, amount: accepted.refund?.amount,
         }, patchFromAcceptedRefund(charge, accepted.refund));
         return { charge: stored, raw: accepted.raw, refund: accepted.refund };
+      }
+      // A refusal that means "not yet" (nothing done at the gateway): pending, sent again by RouteGate later.
+      if (operation === 'refund' && err instanceof GatewayFailure && adapter.refundNotYet?.(err)) {
+        const stored = await record(refusedForNow(base, err, performance.now() - started));
+        return { charge: stored, refund: { ...(amount !== undefined ? { amount } : {}), status: 'pending', gatewayStatus: 'refused_for_now' } };
       }
       // Reading a declined charge is not a failed read: the gateway says it is (still) declined.
       if (op === 'retrieve' && err instanceof GatewayFailure && err.kind === 'decline' && err.info.normalized) {
@@ -369,6 +390,31 @@ export class FollowUps {
   }
 
   /**
+   * A notification about the charge came: settle the refunds it holds in process now, by reading them (the
+   * notification says something changed; the read says what). Nothing when none is pending or someone holds the
+   * charge (its holder settles it; the reconciler's sweep otherwise). Refunds refused for now wait for the sweep.
+   */
+  async settleRefundsOf(chargeId: string): Promise<number> {
+    const { store } = this.deps;
+    const inProcess = (a: AttemptRecord) => isPendingRefund(a) && a.failureKind !== REFUSED_FOR_NOW;
+    if (!(await store.charges.attempts(chargeId)).some(inProcess)) return 0;
+    const owner = await this.host.locks.tryAcquire(chargeId);
+    if (!owner) return 0;
+    let settled = 0;
+    try {
+      const charge = await store.charges.getById(chargeId);
+      if (!charge) return 0;
+      const deadline = this.host.deadline();
+      for (const a of (await store.charges.attempts(chargeId)).filter(inProcess)) {
+        if (await this.settleOperation(charge, a, deadline)) settled += 1;
+      }
+    } finally {
+      await this.host.locks.release(chargeId, owner);
+    }
+    return settled;
+  }
+
+  /**
    * Settle one money-moving operation whose outcome is unknown (interrupted by a crash, or unanswered), under the
    * charge's lock held by the caller. Where the gateway keeps keys, the same call is replayed under the same gateway
    * key with the same amount: the gateway answers what it did, or does it once. Elsewhere it is looked for by its
@@ -376,6 +422,7 @@ export class FollowUps {
    * which the gateway would show it: then it is recorded failed (never applied). Never settled by comparing totals.
    */
   async settleOperation(charge: ChargeRecord, a: AttemptRecord, deadline: number): Promise<boolean> {
+    if (isPendingRefund(a)) return await settlePendingRefund(this.deps, charge, a, deadline);
     const { store } = this.deps;
     const gateway = a.gateway as GatewayId;
     const adapter = ADAPTERS[gateway];
@@ -416,6 +463,11 @@ export class FollowUps {
         return true;
       }
       if (isAmbiguous(err) || !adapter.keepsIdempotencyKeys) return keep(`${why}; settling it failed: ${err instanceof Error ? err.message : String(err)}`);
+      // The replay was refused in the way that means "not yet": nothing was done, the refund is pending again.
+      if (a.operation === 'refund' && err instanceof GatewayFailure && adapter.refundNotYet?.(err)) {
+        await store.commit(async (tx) => await tx.charges.finishAttempt(charge.id, { ...refusedForNow(base, err, a.durationMs), clientKey: a.clientKey }));
+        return false;
+      }
       // The gateway answered the replay under the operation's own key with a refusal: the operation was refused.
       const failed = failureAttempt(base, err, started);
       failed.durationMs = a.durationMs;

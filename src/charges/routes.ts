@@ -136,8 +136,14 @@ export async function chargeRoutes(app: FastifyInstance, opts: { deps: GatewayDe
   }, async (request, reply) => send(reply, await charges.cancel(request.account.id, request.params.id, { clientKey: request.idempotencyKey }), formatOf(request), 200));
 
   app.post<{ Params: { id: string }; Body: { amount?: number } }>('/charges/:id/refunds', {
-    schema: { tags: ['charges'], summary: 'Refund all or part of a charge', params: idParams, body: { $ref: 'amount-request#' }, response: chargeAnswer(201) },
-  }, async (request, reply) => send(reply, await charges.refund(request.account.id, request.params.id, request.body?.amount, { clientKey: request.idempotencyKey }), formatOf(request), 201));
+    schema: {
+      tags: ['charges'], summary: 'Refund all or part of a charge (202 while the gateway holds it in process: docs/charges.md, "Refund lifecycle")',
+      params: idParams, body: { $ref: 'amount-request#' }, response: { ...chargeAnswer(201), 202: { $ref: 'charge-response#' } },
+    },
+  }, async (request, reply) => {
+    const result = await charges.refund(request.account.id, request.params.id, request.body?.amount, { clientKey: request.idempotencyKey });
+    return send(reply, result, formatOf(request), result.refund?.status === 'pending' ? 202 : 201);
+  });
 
   app.post<{ Body: CustomerInput }>('/customers', {
     schema: { tags: ['customers'], summary: 'Create a customer at a gateway (its externalId is a later customerId)', body: { $ref: 'customer-request#' }, response: { 201: { $ref: 'customer-response#' }, ...errors } },

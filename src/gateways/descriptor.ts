@@ -25,6 +25,9 @@ export interface WireSettingSpec {
   description: string;
 }
 
+/** See GatewayDescriptor.webhookAck. */
+export type WebhookAck = 'after-forward' | 'on-store';
+
 /** An account setting that only one gateway reads (e.g. whether the account may send it raw card data). */
 export interface AccountSettingSpec {
   type: 'boolean';
@@ -62,6 +65,13 @@ export interface GatewayDescriptor {
    * are indexed"). Absent: the gateway's id is always indexed, for notifications that name nothing else.
    */
   webhooksNameChargeId?: boolean;
+  /**
+   * When the gateway is told its notification was taken (docs/webhooks.md, "Acknowledgement per gateway").
+   * 'after-forward' (the default): 200 once the merchant's backend answered 2xx, else a non-2xx the gateway retries.
+   * 'on-store': 200 as soon as the event is stored with its delivery in the outbox, for a gateway that punishes
+   * failed deliveries harder than a retry (a paused queue): the outbox then retries the backend on its own.
+   */
+  webhookAck?: WebhookAck;
   /**
    * Native id prefixes of the card tokens and saved payment methods this gateway issues (only ones no other gateway
    * uses): a token carrying one is only ever sent to this gateway, whatever the account's primary.

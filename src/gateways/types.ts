@@ -315,6 +315,18 @@ export interface GatewayAdapter {
    * refund (yet). For gateways that keep no idempotency keys: how an unknown refund is settled by its identity.
    */
   findRefund?(ctx: CallContext, ref: ChargeRef, operationKey: string): Promise<ChargeOutcome | null>;
+  /**
+   * Read-only: a refund the gateway answered as in process, by the id it gave it (RefundResult.refundId), with the
+   * charge as it stands; null when the gateway shows no such refund. How a pending refund is settled by a re-read
+   * (docs/charges.md, "Refund lifecycle"); absent: by findRefund under its operation key.
+   */
+  readRefund?(ctx: CallContext, ref: ChargeRef, refundId: string): Promise<ChargeOutcome | null>;
+  /**
+   * true when this refusal of a refund means "not yet" rather than "no": the gateway did nothing, and the same
+   * refund sent later can pass (a payment it has not propagated yet, a balance not yet available). Such a refund is
+   * stored pending and sent again by RouteGate, never answered as a failure that invites a second refund.
+   */
+  refundNotYet?(err: GatewayFailure): boolean;
   createCustomer(ctx: CallContext, customer: NormalizedCustomer): Promise<CustomerOutcome>;
 }
 

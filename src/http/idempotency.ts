@@ -98,10 +98,11 @@ export function installIdempotency(app: FastifyInstance, store: Store, opts: Ide
     }
     const stale = existing.createdAt <= now - staleClaimMs;
     if (existing.statusCode === null && !stale) throw inProgress(given);
-    if (existing.operationSeq !== null && (existing.statusCode === null || existing.statusCode >= 500)) {
-      // A follow-up bound to its operation before its gateway call, whose request died or whose outcome was not
-      // known when answered: this request runs again and settles THAT operation (docs/charges.md, "Follow-up
-      // idempotency"); the follow-up finds it by the key and never starts another.
+    if (existing.operationSeq !== null && (existing.statusCode === null || existing.statusCode >= 500 || existing.statusCode === 202)) {
+      // A follow-up bound to its operation before its gateway call, whose request died, whose outcome was not
+      // known when answered, or that was answered pending (202, a refund in process): this request runs again and
+      // settles THAT operation (docs/charges.md, "Follow-up idempotency"); the follow-up finds it by the key and
+      // never starts another.
       if (!await store.writeOne((r) => r.idempotency.reopenOperation(accountId, key, hash, now, now - staleClaimMs))) throw inProgress(given);
       request.idempotencyKey = key;
       return;

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { GatewayId } from '../gateways/registry-ids';
-import type { FaultKind, LedgerEntry, RecordedRequest } from './control';
+import type { FaultKind, LedgerEntry, RecordedRequest, RefundOutcome } from './control';
 import type { WebhookDelivery } from './core/webhook-sender';
 
 /** A small client for an emulator server's /__control API (used by tests and users' own suites). */
@@ -64,6 +64,16 @@ export class EmulatorControlClient {
   /** Settle the charge's open chargeback, won or lost, with the gateway's real notification. */
   async closeDispute(gateway: GatewayId, id: string, outcome: 'won' | 'lost'): Promise<unknown> {
     return (await this.call('POST', '/dispute/close', { gateway, id, outcome })).dispute;
+  }
+
+  /** The next `count` refunds at the gateway come back "not yet" in its own way (REFUND_OUTCOMES in control.ts). */
+  refundOutcome(gateway: GatewayId, outcome: RefundOutcome, count = 1): Promise<void> {
+    return this.call('POST', '/refund-outcomes', { gateway, outcome, count });
+  }
+
+  /** The gateway completes or rejects the refunds it holds in process on payment `id`, and notifies. */
+  async settleRefunds(gateway: GatewayId, id: string, outcome: 'approved' | 'rejected'): Promise<number> {
+    return (await this.call('POST', '/refunds/settle', { gateway, id, outcome })).settled;
   }
 
   /** Registers the gateway's webhook endpoint (its dashboard setting) and/or the secret its webhooks are signed with. */

@@ -34,6 +34,17 @@ export interface LedgerEntry {
 }
 export type Ledger = () => Array<Omit<LedgerEntry, 'gateway'>>;
 
+/**
+ * How the next refunds at a gateway come out, each one gateway's own "not yet" (docs/emulators.md, "Refund
+ * outcomes"): `in_process` (the refund is taken and held in process), `transaction_not_found` and
+ * `insufficient_balance` (refused, nothing refunded). An emulator ignores the ones that are not its gateway's.
+ */
+export const REFUND_OUTCOMES = ['in_process', 'transaction_not_found', 'insufficient_balance'] as const;
+export type RefundOutcome = (typeof REFUND_OUTCOMES)[number];
+
+/** Settles the refunds a gateway holds in process on one payment: approved or rejected, with its notification. */
+export type RefundSettler = (externalId: string, outcome: 'approved' | 'rejected') => { ok: true; settled: number } | { ok: false; status: 404 | 409; message: string };
+
 /** What an emulator answers when asked to play the payer of a pending pix or boleto. */
 export type PayOutcome = { ok: true } | { ok: false; status: 404 | 409; message: string };
 export type Payer = (externalId: string) => PayOutcome;
@@ -77,6 +88,8 @@ export class EmulatorControl {
   private readonly resetters: Array<() => void> = [];
   private readonly payers = new Map<GatewayId, Payer>();
   private readonly disputers = new Map<GatewayId, Disputer>();
+  private readonly refundOutcomes = new Map<GatewayId, Array<{ outcome: RefundOutcome; remaining: number }>>();
+  private readonly refundSettlers = new Map<GatewayId, RefundSettler>();
   private readonly ledgers = new Map<GatewayId, Ledger>();
   /** Faults that act once the handler has run, kept per request until onSend. */
   private readonly pendingAfter = new WeakMap<FastifyRequest, Fault>();
@@ -158,6 +171,32 @@ export class EmulatorControl {
     return d ? d.close(externalId, outcome) : { ok: false, status: 409, body: { message: `${gateway} has no chargeback simulation` } };
   }
 
+  addRefundOutcome(gateway: GatewayId, outcome: RefundOutcome, count: number): void {
+    const list = this.refundOutcomes.get(gateway) ?? [];
+    list.push({ outcome, remaining: count });
+    this.refundOutcomes.set(gateway, list);
+  }
+
+  /** The next refund's forced outcome at this gateway (one use consumed), if one of this kind is set. */
+  takeRefundOutcome(gateway: GatewayId, kind: RefundOutcome): boolean {
+    const list = this.refundOutcomes.get(gateway) ?? [];
+    const at = list.findIndex((o) => o.outcome === kind);
+    if (at < 0) return false;
+    list[at].remaining -= 1;
+    if (list[at].remaining <= 0) list.splice(at, 1);
+    return true;
+  }
+
+  /** Emulators register how their in-process refunds complete (POST /__control/refunds/settle). */
+  onRefundSettle(gateway: GatewayId, settler: RefundSettler): void {
+    this.refundSettlers.set(gateway, settler);
+  }
+
+  settleRefunds(gateway: GatewayId, externalId: string, outcome: 'approved' | 'rejected'): ReturnType<RefundSettler> {
+    const settler = this.refundSettlers.get(gateway);
+    return settler ? settler(externalId, outcome) : { ok: false, status: 409, message: `${gateway} holds no refunds in process` };
+  }
+
   /** Emulators register how to list the charges they hold (see LedgerEntry). */
   onLedger(gateway: GatewayId, ledger: Ledger): void {
     this.ledgers.set(gateway, ledger);
@@ -170,6 +209,7 @@ export class EmulatorControl {
 
   resetAll(): void {
     this.clearFaults();
+    this.refundOutcomes.clear();
     this.clearRequests();
     this.webhooks.reset();
     for (const fn of this.resetters) fn();
@@ -355,6 +395,36 @@ export async function controlRoutes(app: FastifyInstance, opts: { control: Emula
     const outcome = control.closeDispute(req.body.gateway as GatewayId, req.body.id, req.body.outcome);
     if (!outcome.ok) return reply.code(outcome.status).send(outcome.body);
     return { gateway: req.body.gateway, id: req.body.id, dispute: outcome.dispute };
+  });
+  // The next `count` refunds at the gateway come back "not yet" in that gateway's own way (REFUND_OUTCOMES).
+  app.post<{ Body: { gateway: string; outcome: RefundOutcome; count?: number } }>('/refund-outcomes', {
+    schema: {
+      body: {
+        type: 'object', required: ['gateway', 'outcome'], additionalProperties: false,
+        properties: {
+          gateway: { type: 'string', enum: [...control.gateways] }, outcome: { type: 'string', enum: [...REFUND_OUTCOMES] }, count: { type: 'integer', minimum: 1, default: 1 },
+        },
+      },
+    },
+  }, async (req, reply) => {
+    const { gateway, outcome, count = 1 } = req.body;
+    control.addRefundOutcome(gateway as GatewayId, outcome, count);
+    return reply.code(201).send({ gateway, outcome, count });
+  });
+  // The gateway completes (or rejects) the refunds it holds in process on a payment, and notifies as it would.
+  app.post<{ Body: { gateway: string; id: string; outcome: 'approved' | 'rejected' } }>('/refunds/settle', {
+    schema: {
+      body: {
+        type: 'object', required: ['gateway', 'id', 'outcome'], additionalProperties: false,
+        properties: {
+          gateway: { type: 'string', enum: [...control.gateways] }, id: { type: 'string', minLength: 1 }, outcome: { type: 'string', enum: ['approved', 'rejected'] },
+        },
+      },
+    },
+  }, async (req, reply) => {
+    const done = control.settleRefunds(req.body.gateway as GatewayId, req.body.id, req.body.outcome);
+    if (!done.ok) return reply.code(done.status).send({ settled: 0, message: done.message });
+    return { gateway: req.body.gateway, id: req.body.id, outcome: req.body.outcome, settled: done.settled };
   });
   app.post('/reset', async () => {
     control.resetAll();

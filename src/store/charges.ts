@@ -53,7 +53,7 @@ export interface ChargeRecord {
   updatedAt: string;
 }
 
-export type AttemptOutcome = 'success' | 'decline' | 'failed' | 'skipped' | 'in_flight' | 'unknown' | 'reconciled';
+export type AttemptOutcome = 'success' | 'decline' | 'failed' | 'skipped' | 'in_flight' | 'unknown' | 'reconciled' | 'pending';
 
 export interface AttemptRecord {
   seq: number;
@@ -61,7 +61,8 @@ export interface AttemptRecord {
   gateway: string;
   /**
    * in_flight: written before the gateway call, so a crash leaves a trace; unknown: the outcome could not be proven;
-   * reconciled: an unknown follow-up after which the charge was re-read at the gateway (its amounts are the truth).
+   * reconciled: an unknown follow-up after which the charge was re-read at the gateway (its amounts are the truth);
+   * pending: a refund the gateway holds in process, or refused for now and sent again later (docs/charges.md).
    */
   outcome: AttemptOutcome;
   errorCode?: string | null;
@@ -274,6 +275,7 @@ export class ChargesRepository {
   private readonly ownerOfStmt;
   private readonly attemptStmt;
   private readonly finishAttemptStmt;
+  private readonly resendAttemptStmt;
   private readonly attemptsStmt;
   private readonly nextSeqStmt;
   private readonly lockStmt;
@@ -309,6 +311,7 @@ export class ChargesRepository {
       charge_id, seq, operation, gateway, idempotency_key, created_at, sent_at, client_key, requested_amount) VALUES (${'?, '.repeat(17)}?)`);
     this.finishAttemptStmt = db.prepare(`UPDATE charge_attempts SET outcome = ?, error_code = ?, failure_kind = ?, gateway_status = ?, message = ?,
       ambiguous = ?, duration_ms = ?, external_id = ?, amount = ? WHERE charge_id = ? AND seq = ?`);
+    this.resendAttemptStmt = db.prepare("UPDATE charge_attempts SET outcome = 'in_flight', idempotency_key = ?, message = ? WHERE charge_id = ? AND seq = ? AND outcome = 'pending'");
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
     this.nextSeqStmt = db.prepare('UPDATE charges SET op_seq = op_seq + 1 WHERE id = ? RETURNING op_seq').pluck();
     this.lockStmt = db.prepare('UPDATE charges SET lock_owner = ?, lock_expires_at = ? WHERE id = ? AND (lock_owner IS NULL OR lock_expires_at <= ?)');
@@ -318,7 +321,7 @@ export class ChargesRepository {
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
     // Through charge_attempts_unsettled (migration 017): its WHERE is this one.
     this.unsettledFollowUpsStmt = db.prepare(`SELECT DISTINCT charge_id FROM charge_attempts
-      WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund') LIMIT ?`).pluck();
+      WHERE outcome IN ('in_flight', 'unknown', 'pending') AND operation IN ('capture', 'cancel', 'refund') LIMIT ?`).pluck();
     this.reconcileAttemptsStmt = db.prepare('SELECT reconcile_attempts FROM charges WHERE id = ?').pluck();
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
@@ -483,6 +486,14 @@ export class ChargesRepository {
     values.push(chargeId, a.seq);
     this.finishAttemptStmt.run(values);
     this.notify(chargeId, a);
+  }
+
+  /**
+   * A pending refund the gateway refused for now, about to be sent again under `idempotencyKey`: back to in_flight
+   * with its new key, before the call (a crash then leaves it possibly sent, under that key). false: not pending.
+   */
+  async resendAttempt(chargeId: string, seq: number, idempotencyKey: string, message: string): Promise<boolean> {
+    return this.resendAttemptStmt.run(idempotencyKey, message, chargeId, seq).changes === 1;
   }
 
   /** Told of every attempt row written (metrics observe gateway calls here); it can never fail the write. */

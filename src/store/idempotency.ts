@@ -42,7 +42,7 @@ export class IdempotencyRepository {
     this.linkOperationStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ?, operation_seq = ? WHERE account_id = ? AND key = ?');
     this.reopenStmt = db.prepare(`UPDATE idempotency_keys SET status_code = NULL, response_headers = NULL, response_body = NULL, created_at = ?
       WHERE account_id = ? AND key = ? AND request_hash = ? AND operation_seq IS NOT NULL
-        AND ((status_code IS NULL AND created_at <= ?) OR status_code >= 500)`);
+        AND ((status_code IS NULL AND created_at <= ?) OR status_code >= 500 OR status_code = 202)`);
   }
 
   async get(accountId: string, key: string): Promise<StoredResponse | undefined> {

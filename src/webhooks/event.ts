@@ -5,6 +5,8 @@ export type RouteGateEventType =
   | 'payment.approved' | 'payment.failed' | 'payment.refunded'
   /** RouteGate's own: a payment at a gateway with a charge's reference that is not the charge's (docs/charges.md, "Orphans"). */
   | 'payment.orphaned'
+  /** RouteGate's own: a refund answered pending that its gateway later refused (docs/charges.md, "Refund lifecycle"). */
+  | 'refund.failed'
   | 'subscription.created' | 'subscription.cancelled' | 'subscription.renewal_failed'
   /** A chargeback opened, won or lost (docs/charges.md, "Disputes"): never a refund. */
   | 'dispute.opened' | 'dispute.won' | 'dispute.lost';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { GATEWAYS } from '../gateways/registry';
+import type { WebhookAck } from '../gateways/descriptor';
 import { resolveGatewayId, type GatewayId } from '../gateways/registry-ids';
 import type { GatewayWebhook, WebhookRequest } from '../gateways/webhook';
 import { callContext, type ChargeService, type GatewayDeps } from '../charges/orchestrator';
@@ -23,10 +24,13 @@ import type { JsonDocuments } from './jwks-cache';
 
 export interface ReceivedWebhook { gateway: string; token?: string; rawBody: Buffer; headers: WebhookRequest['headers']; query: Record<string, string> }
 
-/** What the receiver answers: 200 unless a delivery the gateway is waiting on did not reach the backend (502). */
+/**
+ * What the receiver answers: 200 unless a delivery the gateway is waiting on did not reach the backend (502). A
+ * gateway acknowledged on store (descriptor webhookAck 'on-store') waits on no delivery: `queued`, never `delivered: false`.
+ */
 export type ReceiveOutcome =
   | { kind: 'ignored'; reason: string }
-  | { kind: 'processed'; eventId: string; type: RouteGateEventType; duplicate: boolean; delivered: boolean | null; error?: string };
+  | { kind: 'processed'; eventId: string; type: RouteGateEventType; duplicate: boolean; delivered: boolean | null; error?: string; queued?: boolean };
 
 /** Told of every notification: received, then verified / unverified / rejected. */
 export type ReceiverListener = (gateway: string, stage: 'received' | 'verified' | 'unverified' | 'rejected') => void;
@@ -43,6 +47,7 @@ export interface ProcessorDeps {
 
 const LOCK_WAIT_MS = 10_000;
 const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
+const ackOf = (gateway: string): WebhookAck => GATEWAYS.find((g) => g.id === gateway)?.webhookAck ?? 'after-forward';
 const JWKS_TIMEOUT_MS = 5_000;
 
 /**
@@ -113,10 +118,25 @@ export class WebhookProcessor {
     if (verifiedBy === null) return this.unverified(gateway, accountId, credentials !== undefined, found, typed, gatewayEventId, body);
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
-    if (existing) return this.redelivered(existing.id, accountId, typed.type);
+    if (existing) return this.redelivered(existing.id, accountId, typed.type, gateway);
     if (found && movesCharge(typed.type)) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
-    return this.record(event, accountId, gatewayEventId, typed, 'apply');
+    const outcome = await this.record(event, accountId, gatewayEventId, typed, 'apply');
+    if (found) await this.settleRefunds(found.id, gateway);
+    return outcome;
+  }
+
+  /**
+   * A verified notification about a charge that has refunds in process at its gateway: they are settled now, by
+   * reading them at the gateway (docs/charges.md, "Refund lifecycle"). A gateway acknowledged on store is not kept
+   * waiting for the read. A failed read leaves them to the reconciler.
+   */
+  private async settleRefunds(chargeId: string, gateway: GatewayId): Promise<void> {
+    const settle = this.deps.charges.followUps.settleRefundsOf(chargeId).catch((err: unknown) => {
+      this.deps.log.warn({ err, chargeId, gateway }, 'settling pending refunds after a notification failed; the reconciler settles them');
+      return 0;
+    });
+    if (ackOf(gateway) !== 'on-store') await settle;
   }
 
   /**
@@ -138,7 +158,7 @@ export class WebhookProcessor {
         // One event per state the gateway showed: repeats of the notification (or forgeries naming the charge) dedupe.
         const readId = `gateway_read:${read!.id}:${read!.status}:${read!.paidAmount}:${read!.refundedAmount}${read!.dispute ? `:dispute-${read!.dispute.status}` : ''}`;
         const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, readId);
-        if (existing) return this.redelivered(existing.id, accountId, typed.type);
+        if (existing) return this.redelivered(existing.id, accountId, typed.type, gateway);
         const event = buildEvent(newEventId(), gateway, nowIso(), found.id, typed, readId, body, 'gateway_read');
         return this.record(event, accountId, readId, typed, 'stored already');
       }
@@ -253,7 +273,7 @@ export class WebhookProcessor {
     }
     if (!inserted) {
       const existing = (await store.webhookEvents.findByGatewayId(accountId, event.gateway, gatewayEventId))!;
-      return this.redelivered(existing.id, accountId, event.type);
+      return this.redelivered(existing.id, accountId, event.type, event.gateway);
     }
     if (flag) {
       this.deps.log.warn({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId, flag }, 'webhook event disagrees with its charge: stored and flagged, not applied or forwarded');
@@ -261,6 +281,12 @@ export class WebhookProcessor {
     }
     this.deps.log.info({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId, verifiedBy: event.verifiedBy }, 'webhook event stored');
     if (!url) return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: null };
+    if (ackOf(event.gateway) === 'on-store') {
+      // Stored with its delivery: the gateway is told now, and the first attempt runs without it waiting; a failed
+      // one is the outbox's to retry (worker.ts), a crash mid-attempt leaves a lease the worker takes over.
+      this.attemptInBackground(deliveryId, owner);
+      return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: null, queued: true };
+    }
     const attempt = await this.deps.forwarder.attempt(deliveryId, owner);
     return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: attempt.delivered, error: attempt.attempt?.error ?? undefined };
   }
@@ -269,7 +295,7 @@ export class WebhookProcessor {
    * The gateway sent an event again. Forwarded already (or nothing to forward): 200 at once. Still pending: the
    * gateway is retrying because the backend did not take it, so try now (unless the worker is on it).
    */
-  private async redelivered(eventId: string, accountId: string, type: RouteGateEventType): Promise<ReceiveOutcome> {
+  private async redelivered(eventId: string, accountId: string, type: RouteGateEventType, gateway: string): Promise<ReceiveOutcome> {
     const { store } = this.deps.gatewayDeps;
     const deliveries = await store.deliveries.forEvent(eventId);
     const base = { kind: 'processed' as const, eventId, type, duplicate: true };
@@ -280,6 +306,11 @@ export class WebhookProcessor {
     }
     const delivery = pending[pending.length - 1];
     const owner = ChargeLocks.newOwner();
+    if (ackOf(gateway) === 'on-store') {
+      // Taken already: acknowledged at once; the redelivery only brings the next attempt forward, if nobody is on it.
+      if (await store.deliveries.claim(delivery.id, owner, this.deps.now(), this.deps.forwarder.leaseMs)) this.attemptInBackground(delivery.id, owner);
+      return { ...base, delivered: null, queued: true };
+    }
     if (!await store.deliveries.claim(delivery.id, owner, this.deps.now(), this.deps.forwarder.leaseMs)) {
       // Another copy of this event is being delivered right now (gateways send bursts): its outcome is ours.
       return { ...base, ...(await this.outcomeOf(delivery.id)) };
@@ -287,6 +318,13 @@ export class WebhookProcessor {
     const attempt = await this.deps.forwarder.attempt(delivery.id, owner);
     this.deps.log.info({ eventId, accountId, delivered: attempt.delivered }, 'webhook sent again by the gateway');
     return { ...base, delivered: attempt.delivered, error: attempt.attempt?.error ?? undefined };
+  }
+
+  /** One delivery attempt nobody waits for (its lease is `owner`'s); what it did is on the delivery's row. */
+  private attemptInBackground(deliveryId: string, owner: string): void {
+    this.deps.forwarder.attempt(deliveryId, owner).catch((err: unknown) => {
+      this.deps.log.error({ err, deliveryId }, 'webhook delivery attempt failed to run; the outbox retries it');
+    });
   }
 
   /** Wait (at most one delivery timeout) for the attempt someone else is making, and tell how it went. */

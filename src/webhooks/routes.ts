@@ -31,9 +31,13 @@ export async function webhookReceiverRoutes(app: FastifyInstance, opts: { proces
       gateway: request.params.gateway, token: request.params.token, rawBody, headers: request.headers, query: flatQuery(request.query),
     });
     if (outcome.kind === 'ignored') return { success: true, data: { received: true, ignored: outcome.reason } };
-    // The gateway retries what it did not get a 2xx for: that is what it must do while the backend is down.
+    // The gateway retries what it did not get a 2xx for: that is what it must do while the backend is down (a gateway
+    // acknowledged on store never gets here: its outcome is never `delivered: false`).
     if (outcome.delivered === false) throw rgError('WEBHOOK_NOT_DELIVERED', { id: outcome.eventId, reason: outcome.error ?? 'no answer' });
-    return { success: true, data: { received: true, eventId: outcome.eventId, type: outcome.type, duplicate: outcome.duplicate, forwarded: outcome.delivered === true } };
+    return {
+      success: true,
+      data: { received: true, eventId: outcome.eventId, type: outcome.type, duplicate: outcome.duplicate, forwarded: outcome.delivered === true, ...(outcome.queued ? { queued: true } : {}) },
+    };
   };
 
   const schema = (summary: string, token: boolean) => ({

@@ -164,6 +164,13 @@ export const asaasAdapter: GatewayAdapter = {
     return refund(ctx, ref, amount, 'refund');
   },
 
+  // A 400 about the balance ("saldo"): Asaas refunds from the account's balance, and fees are not returned, so a pix
+  // refunded in full right after it was received is refused until the balance covers it (asaas.md section 3; Asaas'
+  // refund reference). Nothing was refunded; the same refund passes once the balance is there. The code Asaas puts
+  // on it is not documented, so the description is what is read; a card decline's "Saldo insuficiente" is
+  // invalid_creditCard, which no refund answers.
+  refundNotYet: (err) => err.info.status === 400 && err.info.error?.code !== 'invalid_creditCard' && /\bsaldo\b/i.test(err.info.error?.message ?? ''),
+
   async createCustomer(ctx, customer) {
     requireCredential(ctx, 'apiKey');
     const body = await ctx.mappings.evaluate('customer.request', { customer });

@@ -204,6 +204,11 @@ export const asaasEmulator = defineEmulator((app, core) => {
     if (!REFUNDABLE.includes(p.status) || p.deleted) {
       return fail(400, { code: 'invalid_action', description: `Não é possível estornar uma cobrança com situação ${p.status}.` });
     }
+    // POST /__control/refund-outcomes insufficient_balance: the account's balance does not cover the refund yet (fees
+    // are not returned, so a pix refunded in full right after it was received): 400, nothing refunded.
+    if (core.control.takeRefundOutcome('asaas', 'insufficient_balance')) {
+      return fail(400, { code: 'invalid_action', description: 'Saldo insuficiente para realizar o estorno. Adicione saldo à sua conta para estornar esta cobrança.' });
+    }
     const refunded = (p.refunds ?? []).reduce((sum: number, r: Json) => sum + toCents(r.value), 0);
     const remaining = toCents(p.value) - refunded;
     const wanted = body.value === undefined || body.value === null ? remaining : toCents(Number(body.value));

@@ -21,6 +21,10 @@ export const descriptor: GatewayDescriptor = {
   // on every payment it creates, compatibility-mode creates included (asaas.md section 7; mappings/asaas/
   // webhook.jsonata reads it as the reference, and native.request keeps the client's own in metadata).
   webhooksNameChargeId: true,
+  // Only HTTP 200 counts as delivered, and 15 failures in a row pause the account's whole webhook queue (asaas.md
+  // section 7, "penalização de filas"): a backend that is down must not stop every notification, so the event is
+  // acknowledged once it is in the outbox, which retries the backend (docs/webhooks.md).
+  webhookAck: 'on-store',
   credentials: {
     apiKey: { required: true, secret: true, description: 'API key ($aact_...)' },
     webhookSecret: { required: true, secret: true, description: 'the access token configured for the webhook in the Asaas panel' },

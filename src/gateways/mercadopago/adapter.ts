@@ -18,6 +18,10 @@ const transport: Transport = {
 
 const paymentPath = (ref: ChargeRef) => `/v1/payments/${encodeURIComponent(ref.externalId)}`;
 
+// Without it MP answers a pix refund still in process (contingency) with 400; with it, 201 and status in_process, and
+// the refund reads answer in_process too (mercadopago.md section 3; MP's "Refund of transactions with Pix" guide).
+const IN_PROCESS_REFUNDS = { 'x-render-in-process-refunds': 'true' };
+
 // Cause 101: a customer with this e-mail exists already (mercadopago.md section 4).
 const CUSTOMER_EXISTS = '101';
 
@@ -112,7 +116,9 @@ export const mercadopagoAdapter: GatewayAdapter = {
   async refundCharge(ctx, ref, amount) {
     requireCredential(ctx, 'accessToken');
     const body = await ctx.mappings.evaluate('refund.request', { amount: amount ?? null, ref, chargeId: ctx.chargeId });
-    const reply = await send(ctx, transport, { method: 'POST', path: `${paymentPath(ref)}/refunds`, body, idempotencyKey: `${ctx.idempotencyKey}-refund` });
+    const reply = await send(ctx, transport, {
+      method: 'POST', path: `${paymentPath(ref)}/refunds`, body, idempotencyKey: `${ctx.idempotencyKey}-refund`, headers: IN_PROCESS_REFUNDS,
+    });
     let outcome: ChargeOutcome;
     try {
       outcome = await retrieveCharge(ctx, ref);
@@ -125,6 +131,20 @@ export const mercadopagoAdapter: GatewayAdapter = {
     const refunds = (outcome.raw as { refunds?: unknown[] } | undefined)?.refunds;
     const recorded = reply.json ?? (Array.isArray(refunds) ? refunds[refunds.length - 1] : undefined);
     return { ...outcome, refund: await normalizeRefund(ctx, recorded) };
+  },
+
+  // A refund answered in_process, read again by its id (GET /v1/payments/{id}/refunds/{refund_id}), with the payment.
+  async readRefund(ctx, ref, refundId) {
+    requireCredential(ctx, 'accessToken');
+    let reply: GatewayReply;
+    try {
+      reply = await send(ctx, transport, { method: 'GET', path: `${paymentPath(ref)}/refunds/${encodeURIComponent(refundId)}`, headers: IN_PROCESS_REFUNDS });
+    } catch (err) {
+      if (err instanceof GatewayFailure && err.info.status === 404) return null;
+      throw err;
+    }
+    const outcome = await retrieveCharge(ctx, ref);
+    return { ...outcome, refund: await normalizeRefund(ctx, reply.json) };
   },
 
   // MP keeps one customer per e-mail: a duplicate (cause 101) answers with the existing customer instead.

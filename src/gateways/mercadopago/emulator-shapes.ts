@@ -50,9 +50,9 @@ export function mpError(status: number, error: string, message: string, cause: A
 }
 export const badRequest = (code: number | string, description: string) => mpError(400, 'bad_request', description, [[code, description]]);
 export const stateError = () => badRequest(2063, 'The action requested is not valid for the current payment state');
-export function notFound(what: 'Payment' | 'Customer'): Outcome {
+export function notFound(what: 'Payment' | 'Customer' | 'Refund'): Outcome {
   const o = mpError(404, 'not_found', `${what} not found`);
-  (o.body as Json).cause = [{ code: what === 'Payment' ? 2000 : 2002, description: `${what} not found`, data: `${mpDate()};${randomUuid()}` }];
+  (o.body as Json).cause = [{ code: what === 'Payment' ? 2000 : what === 'Customer' ? 2002 : 2032, description: `${what} not found`, data: `${mpDate()};${randomUuid()}` }];
   return o;
 }
 

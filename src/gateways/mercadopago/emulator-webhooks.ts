@@ -9,7 +9,7 @@ import { HOUR_MS, MINUTE_MS, hmacSha256Hex, isoSeconds, randomDigits, randomUuid
 // new notification id, and X-Retry counts the retries.
 // (Mercado Pago's own test credentials send no notifications; the emulator sends them so receivers can be tested.)
 
-interface Snapshot { status: string; detail: string; refunded: number }
+interface Snapshot { status: string; detail: string; refunded: number; refundsInProcess: number; refundsRejected: number }
 
 /** 200 or 201 within 22 s; then 15 min, 30 min, 6 h, 48 h and 96 h three times (8 attempts in all). */
 const CONVENTION = {
@@ -24,7 +24,11 @@ export function mercadopagoWebhooks(core: EmulatorCore, payments: Map<string, Js
     convention: CONVENTION,
     snapshot(id) {
       const p = payments.get(id);
-      return p && { status: p.status, detail: p.status_detail, refunded: p.transaction_amount_refunded };
+      // A refund held in process, and its end (approved or rejected), change the payment too: MP notifies them.
+      return p && {
+        status: p.status, detail: p.status_detail, refunded: p.transaction_amount_refunded,
+        refundsInProcess: p.refunds.filter((r: Json) => r.status === 'in_process').length, refundsRejected: p.refunds.filter((r: Json) => r.status === 'rejected').length,
+      };
     },
     urls: (id) => (payments.get(id)?.notification_url ? [payments.get(id)!.notification_url] : []),
     events({ id, before }) {

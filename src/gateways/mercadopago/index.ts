@@ -18,6 +18,8 @@ export const descriptor: GatewayDescriptor = {
   // A collector (user) id: digits (mercadopago.md section 9). No split capability: v1 payments cannot split.
   splitRecipient: { pattern: '^[1-9][0-9]{0,19}$', description: 'a Mercado Pago collector id (digits)' },
   webhook: mercadopagoWebhook,
+  // Failed notifications are retried and re-signed (mercadopago.md section 7); no pause or disabling is documented.
+  webhookAck: 'after-forward',
   credentials: {
     accessToken: { required: true, secret: true, description: 'access token, TEST-... or APP_USR-...' },
     webhookSecret: { required: true, secret: true, description: 'webhook signature secret (x-signature)' },

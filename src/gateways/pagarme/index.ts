@@ -14,6 +14,8 @@ export const descriptor: GatewayDescriptor = {
   amounts: pagarmeAmounts,
   emulator: pagarmeEmulator,
   webhook: pagarmeWebhook,
+  // Any 2xx is delivered and failures are retried (pagarme.md section 7); no pause or disabling is documented.
+  webhookAck: 'after-forward',
   // The order's `code` is RouteGate's charge id, and charge.* events carry the charge with its order (pagarme.md
   // section 7; mappings/pagarme/webhook.jsonata reads it as the reference).
   webhooksNameChargeId: true,

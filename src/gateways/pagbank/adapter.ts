@@ -50,6 +50,8 @@ async function chargeAction(
   return normalizeCharge(ctx, reply, extraOf(ref), bindingsOf(ctx));
 }
 
+const TRANSACTION_NOT_FOUND_YET = '40008';
+
 export const pagbankAdapter: GatewayAdapter = {
   id: 'pagbank',
   amountUnit: pagbankAmountUnit(), // the default; ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches every call
@@ -105,6 +107,11 @@ export const pagbankAdapter: GatewayAdapter = {
     const outcome = await chargeAction(ctx, ref, 'refund', amount, current.paidAmount - current.refundedAmount, chargeId);
     return { ...outcome, refund: await normalizeRefund(ctx, outcome.raw, bindingsOf(ctx)) };
   },
+
+  // 40008 "Transaction is not found" from the cancel route of a charge just read as PAID: a pix paid moments ago
+  // that the refund side does not know yet; the same refund passes later (PagBank's community answers on refunding
+  // a pix right after payment). The charge was read first, so it is no wrong id. Nothing was refunded.
+  refundNotYet: (err) => err.info.error?.codes?.includes(TRANSACTION_NOT_FOUND_YET) ?? false,
 
   async createCustomer(ctx) {
     throw new GatewayFailure('unsupported', ctx.gateway, 'PagBank orders have no customer resource; send the customer inline on each charge');

@@ -102,6 +102,11 @@ export const pagbankEmulator = defineEmulator((app, core) => {
       return { status: 201, body: renderCharge(charge, unit) };
     }
     if (charge.status !== 'PAID') return conflictStatus(charge, 'AUTHORIZED, WAITING or PAID');
+    // POST /__control/refund-outcomes transaction_not_found: the refund side does not know the payment yet (a pix
+    // refunded moments after it was paid): 40008, nothing refunded; the same refund passes later.
+    if (core.control.takeRefundOutcome('pagbank', 'transaction_not_found')) {
+      return { status: 400, body: { error_messages: [{ code: '40008', description: 'Transaction is not found' }] } };
+    }
     const remaining = charge.paid - charge.refunded;
     const amount = requestAmount(request.body, remaining, unit);
     if (typeof amount === 'object') return amount;

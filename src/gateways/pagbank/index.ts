@@ -15,6 +15,8 @@ export const descriptor: GatewayDescriptor = {
   amounts: pagbankAmounts,
   emulator: pagbankEmulator,
   webhook: pagbankWebhook,
+  // Delivery is at-least-once with unpublished retries (pagbank.md section 7); no pause or disabling is documented.
+  webhookAck: 'after-forward',
   compat: pagbankCompat,
   tokenPrefixes: ['CARD_'],
   splitRecipient: { pattern: '^ACCO_[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$', description: 'a PagBank account id (ACCO_ and a UUID)' },

@@ -15,6 +15,9 @@ export const descriptor: GatewayDescriptor = {
   amounts: stripeAmounts,
   emulator: stripeEmulator,
   webhook: stripeWebhook,
+  // Any 2xx is delivered; failures are retried for up to 3 days and an endpoint failing for days is disabled
+  // (stripe.md section 7): a non-2xx while the backend is down keeps Stripe retrying, no longer than the outbox would.
+  webhookAck: 'after-forward',
   // The events RouteGate reads about a charge carry RouteGate's charge id as metadata.rg_charge_id, which it sets on
   // every PaymentIntent it creates, compatibility-mode creates included (its key wins over a client's). A
   // payment_intent.* event carries the PaymentIntent. charge.refunded carries the Charge, and Stripe copies the

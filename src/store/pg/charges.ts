@@ -83,6 +83,10 @@ const FINISH_ATTEMPT = {
   text: `UPDATE charge_attempts SET outcome = $3, error_code = $4, failure_kind = $5, gateway_status = $6, message = $7, ambiguous = $8,
       duration_ms = $9, external_id = $10, amount = $11 WHERE charge_id = $1 AND seq = $2`,
 };
+const RESEND_ATTEMPT = {
+  name: 'charges.resend-attempt',
+  text: `UPDATE charge_attempts SET outcome = 'in_flight', idempotency_key = $3, message = $4 WHERE charge_id = $1 AND seq = $2 AND outcome = 'pending'`,
+};
 const ATTEMPTS = {
   name: 'charges.attempts',
   text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at,
@@ -116,7 +120,7 @@ const CLAIM_DUE = claimStatement('charges.claim-due', DUE_WHERE);
 const UNSETTLED_FOLLOW_UPS = {
   name: 'charges.unsettled-follow-ups',
   text: `SELECT DISTINCT charge_id FROM charge_attempts
-    WHERE outcome IN ('in_flight', 'unknown') AND operation IN ('capture', 'cancel', 'refund') LIMIT $1`,
+    WHERE outcome IN ('in_flight', 'unknown', 'pending') AND operation IN ('capture', 'cancel', 'refund') LIMIT $1`,
 };
 const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
@@ -257,6 +261,11 @@ export class PgChargesRepository {
   async finishAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
     await this.q.query(withValues(FINISH_ATTEMPT, [chargeId, a.seq, ...attemptValues(a)]));
     this.notify(chargeId, a);
+  }
+
+  /** ChargesRepository.resendAttempt. */
+  async resendAttempt(chargeId: string, seq: number, idempotencyKey: string, message: string): Promise<boolean> {
+    return ((await this.q.query(withValues(RESEND_ATTEMPT, [chargeId, seq, idempotencyKey, message]))).rowCount ?? 0) === 1;
   }
 
   /** ChargesRepository.gatewaysNamingChargeId, for every repository of this store. */

@@ -42,7 +42,7 @@ const REOPEN = {
   name: 'idempotency.reopen',
   text: `UPDATE idempotency_keys SET status_code = NULL, response_headers = NULL, response_body = NULL, created_at = $1
     WHERE account_id = $2 AND key = $3 AND request_hash = $4 AND operation_seq IS NOT NULL
-      AND ((status_code IS NULL AND created_at <= $5) OR status_code >= 500)`,
+      AND ((status_code IS NULL AND created_at <= $5) OR status_code >= 500 OR status_code = 202)`,
 };
 
 /** Responses kept per (account, Idempotency-Key) for replay: IdempotencyRepository's contract on PostgreSQL. */
