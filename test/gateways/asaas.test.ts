@@ -102,7 +102,7 @@ describe('asaas charges', () => {
       assert.deepEqual(body.creditCard, { holderName: 'MARIA SOUZA', number: CARD.number, expiryMonth: '12', expiryYear: '2030', ccv: '123' });
       assert.deepEqual(body.creditCardHolderInfo, {
         name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100',
-        addressComplement: 'conj 12', mobilePhone: '11987654321',
+        addressComplement: 'conj 12', phone: '11987654321', mobilePhone: '11987654321',
       });
       assert.equal(body.remoteIp, '203.0.113.7', 'remoteIp is the client IP');
       assert.deepEqual(n.card, { brand: 'visa', last4: '4242' });
