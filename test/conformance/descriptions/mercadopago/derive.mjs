@@ -16,6 +16,7 @@ const ROOTS = [
   ['CardTokenCreateBody', 'cardToken/create/types.d.ts', 'CardTokenCreateBody', true],
   ['CardTokenResponse', 'cardToken/commonTypes.d.ts', 'CardTokenResponse', false],
   ['RefundResponse', 'paymentRefund/commonTypes.d.ts', 'RefundResponse', false],
+  ['CreateRefundBody', 'paymentRefund/create/types.d.ts', 'CreateRefundBody', true],
   ['CustomerRequestBody', 'customer/commonTypes.d.ts', 'CustomerRequestBody', true],
   ['CustomerResponse', 'customer/commonTypes.d.ts', 'CustomerResponse', false],
 ];
