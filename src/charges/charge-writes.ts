@@ -24,6 +24,9 @@ export function patchFromGateway(current: Pick<ChargeRecord, 'refs' | 'status' |
   if (n.boletoBarcodeNumber) patch.boletoBarcodeNumber = n.boletoBarcodeNumber;
   if (n.pix?.expiresAt) patch.pixExpiresAt = n.pix.expiresAt;
   if (n.boleto?.dueDate) patch.boletoDueDate = n.boleto.dueDate;
+  // A hybrid boleto's pix is held in the charge's pix columns (a charge has one pix QR code, whatever its method).
+  if (n.boleto?.pixCopyPaste) patch.pixCopyPaste = n.boleto.pixCopyPaste;
+  if (n.boleto?.pixQrCode) patch.pixQrCode = n.boleto.pixQrCode;
   if (n.card) patch.card = n.card;
   return patch;
 }

@@ -29,7 +29,12 @@ export function chargeView(c: ChargeRecord): Record<string, unknown> {
     if (c.boletoUrl) v.boletoUrl = c.boletoUrl;
     if (c.boletoBarcode) v.boletoBarcode = c.boletoBarcode;
     if (c.boletoBarcodeNumber) v.boletoBarcodeNumber = c.boletoBarcodeNumber;
-    if (c.boletoDueDate) v.boleto = { dueDate: c.boletoDueDate };
+    const boleto: Record<string, string> = {};
+    if (c.boletoDueDate) boleto.dueDate = c.boletoDueDate;
+    // A hybrid boleto (SPEC.md leaves it out; docs/api.md): the pix the gateway offers beside the typeable line.
+    if (c.pixCopyPaste) boleto.pixCopyPaste = c.pixCopyPaste;
+    if (c.pixQrCode) boleto.pixQrCode = c.pixQrCode;
+    if (Object.keys(boleto).length > 0) v.boleto = boleto;
   }
   if (c.card && (c.paymentMethod === 'credit_card' || c.paymentMethod === 'debit_card')) v.card = c.card;
   if (c.metadata) v.metadata = c.metadata;

@@ -72,8 +72,11 @@ export async function compatCharge(
   const customer = charge.customerId ? await deps.store.customers.byExternalId(charge.accountId, charge.customerId) : undefined;
   if (customer && customer.gateway !== gateway) view.customerId = customer.id;
   const processedHere = charge.gateway === gateway;
+  // A gateway whose payment ids are numbers: a charge it does not hold is answered by the charge's numeric id.
+  if (surface?.numericIds && !processedHere) view.numericId = await deps.store.charges.numericId(charge.accountId, charge.id);
   if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere };
-  const native = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));
+  const shaped = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));
+  const native = surface?.answers.complete ? await surface.answers.complete(shaped, view) : shaped;
   return { view, native, processedHere };
 }
 

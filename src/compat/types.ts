@@ -106,6 +106,11 @@ export interface CompatSurface {
    * served for accounts in this compatibility mode; what `routes` does not list is passed through to the gateway.
    */
   prefixes: readonly string[];
+  /**
+   * The gateway's payment ids are numbers (typed SDKs parse them so): a charge another gateway processed is answered by
+   * its numeric id (migration 022; native.response reads it as `charge.numericId`), and follow-ups accept it.
+   */
+  numericIds?: boolean;
   /** The HTTP status of a successful create, as the gateway answers it (default 200). */
   createStatus?: number;
   /** Bodies in application/x-www-form-urlencoded are accepted and decoded with qs and these options. */
@@ -138,6 +143,11 @@ export interface CompatSurface {
      * put back where RouteGate keeps its charge id at the gateway. Applied to create and follow-up answers alike.
      */
     raw?(raw: unknown, view: Record<string, unknown>, request: unknown): unknown;
+    /**
+     * What native.response cannot compute, added to its output (create, follow-ups, lists) for a charge another gateway
+     * holds: e.g. a QR code image drawn from the pix EMV text when the processing gateway gave only an image URL.
+     */
+    complete?(native: unknown, view: Record<string, unknown>): Promise<unknown>;
     /** retrieve, capture, cancel; default: `charge.native` with status 200. May be async (an image drawn for the answer). */
     charge?(charge: CompatCharge, request: NativeRequest, operation: CompatOperation): NativeAnswer | Promise<NativeAnswer>;
     refund(charge: CompatCharge, refund: RefundFacts, request: NativeRequest): NativeAnswer;

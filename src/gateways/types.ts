@@ -158,7 +158,8 @@ export interface NormalizedChargeResult {
   boletoBarcode?: string; // always the 47-digit typeable line (linha digitavel), digits only
   boletoBarcodeNumber?: string; // the 44-digit barcode number, where the gateway gives it
   pix?: { expiresAt?: string }; // ISO timestamp
-  boleto?: { dueDate?: string }; // YYYY-MM-DD
+  /** dueDate YYYY-MM-DD; a hybrid boleto's pix (where the gateway offers one): its EMV text and QR image. */
+  boleto?: { dueDate?: string; pixCopyPaste?: string; pixQrCode?: string };
   card?: NormalizedCard;
   declineCode?: DeclineCode; // set when status is declined/failed because of the card
   gatewayMessage?: string; // the gateway's own text for a decline or failure

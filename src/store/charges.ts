@@ -287,6 +287,8 @@ export class ChargesRepository {
   private readonly reconcileAttemptsStmt;
   private readonly nativeIdStmt;
   private readonly byNativeIdStmt;
+  private readonly byNumericIdStmt;
+  private readonly numericIdStmt;
   private readonly compatModeIsGatewayStmt;
   private readonly markSentStmt;
   private readonly createSendsStmt;
@@ -326,6 +328,8 @@ export class ChargesRepository {
     this.scheduleStmt = db.prepare('UPDATE charges SET reconcile_attempts = ?, reconcile_after = ? WHERE id = ?');
     this.nativeIdStmt = db.prepare('INSERT OR IGNORE INTO charge_native_ids (native_id, account_id, charge_id) VALUES (?, ?, ?)');
     this.byNativeIdStmt = db.prepare('SELECT charge_id FROM charge_native_ids WHERE account_id = ? AND native_id = ?').pluck();
+    this.byNumericIdStmt = db.prepare('SELECT id FROM charges WHERE numeric_id = ? AND account_id = ?').pluck();
+    this.numericIdStmt = db.prepare('SELECT numeric_id FROM charges WHERE id = ? AND account_id = ?').pluck();
     this.compatModeIsGatewayStmt = db.prepare('SELECT 1 FROM settings WHERE account_id = ? AND compatibility_mode = ?').pluck();
     this.markSentStmt = db.prepare('UPDATE charge_attempts SET sent_at = ? WHERE charge_id = ? AND seq = ?');
     this.createSendsStmt = db.prepare(`SELECT seq, gateway, outcome, ambiguous, idempotency_key, sent_at, created_at FROM charge_attempts
@@ -454,8 +458,15 @@ export class ChargesRepository {
   async findByAnyId(accountId: string, id: string): Promise<ChargeRecord | undefined> {
     const own = await this.get(accountId, id);
     if (own) return own;
-    const chargeId = this.byNativeIdStmt.get(accountId, id) as string | undefined;
+    const chargeId = (this.byNativeIdStmt.get(accountId, id) as string | undefined)
+      ?? (numericIdOrNull(id) === null ? undefined : this.byNumericIdStmt.get(numericIdOrNull(id), accountId) as string | undefined);
     return chargeId === undefined ? undefined : this.get(accountId, chargeId);
+  }
+
+  /** The charge's numeric id (migration 022): its id on compatibility surfaces whose payment ids are numbers. */
+  async numericId(accountId: string, chargeId: string): Promise<number | undefined> {
+    const value = this.numericIdStmt.get(chargeId, accountId) as number | bigint | null | undefined;
+    return value === null || value === undefined ? undefined : Number(value);
   }
 
   /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */
@@ -593,4 +604,9 @@ function attemptValues(a: AttemptRecord): unknown[] {
     a.outcome, a.errorCode ?? null, a.failureKind ?? null, a.gatewayStatus ?? null, a.message ?? null, a.ambiguous ? 1 : 0,
     Math.round(a.durationMs), a.externalId ?? null, a.amount ?? null,
   ];
+}
+
+/** A numeric charge id as the store keeps it (digits only, within what a JSON number holds exactly), else null. */
+export function numericIdOrNull(id: string): number | null {
+  return /^\d{1,16}$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : null;
 }

@@ -37,7 +37,7 @@ const customerBody = {
 const card = (customer: string, number: string) => ({
   customer, billingType: 'CREDIT_CARD', value: 19.99, dueDate, description: 'Pedido 1001', externalReference: 'ord-1001',
   creditCard: { holderName: 'MARIA SOUZA', number, expiryMonth: '12', expiryYear: '2030', ccv: '123' },
-  creditCardHolderInfo: { name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '24971563792', postalCode: '01310100', addressNumber: '100', mobilePhone: '11987654321' },
+  creditCardHolderInfo: { name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '24971563792', postalCode: '01310100', addressNumber: '100', phone: '11987654321', mobilePhone: '11987654321' },
   remoteIp: '203.0.113.10',
 });
 

@@ -162,7 +162,8 @@ test('a pix another gateway holds: cancelled by PUT status=cancelled; a paid one
   assert.deepEqual([cancelled.body.id, cancelled.body.status, cancelled.body.status_detail], [pending.body.id, 'cancelled', 'by_collector']);
 
   const paid = await e2e.call('POST', '/v1/payments', { body: pix(19.99), headers: json(key) });
-  const stored = (await e2e.call('GET', `/api/v1/charges/${paid.body.id}`, { key, headers: { 'x-payload-format': 'native' } })).body.data;
+  assert.equal(typeof paid.body.id, 'number', 'a charge another gateway holds has a numeric id on Mercado Pago\'s surface');
+  const stored = (await e2e.call('GET', `/api/v1/charges/${paid.headers['x-rg-charge-id']}`, { key, headers: { 'x-payload-format': 'native' } })).body.data;
   await e2e.control.pay('pagarme', stored.externalId);
   const approved = await e2e.call('GET', `/v1/payments/${paid.body.id}`, { headers: json(key) });
   assert.deepEqual([approved.body.status, approved.body.status_detail], ['approved', 'accredited']);

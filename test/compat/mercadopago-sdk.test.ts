@@ -45,7 +45,7 @@ async function cardToken(mp: MercadoPagoClients, holder: string): Promise<string
 /** A response header as the SDK hands it over: a record of value lists at run time (its type says a tuple). */
 const header = (r: { api_response: { headers: unknown } }, name: string) => (r.api_response.headers as Record<string, string[] | undefined>)[name]?.[0];
 
-const mpAccount = (primary: 'mercadopago' | 'pagarme' | 'stripe') =>
+const mpAccount = (primary: 'mercadopago' | 'pagarme' | 'stripe' | 'pagbank' | 'asaas') =>
   e2e.account({ primaryGateway: primary, gatewayFallbacks: [], compatibilityMode: 'mercadopago', compatPassthrough: true });
 
 test('SDK on primary Mercado Pago: a card Payment.create, Payment.get, PaymentRefund.create (reais), .total and .list, all Mercado Pago\'s own objects', async () => {
@@ -89,9 +89,12 @@ test('SDK: pix and boleto charged on Mercado Pago and on Pagar.me; a paid Pagar.
         assert.equal(typeof pix.id, 'number');
         return;
       }
-      assert.match(String(pix.id), /^chg_/, 'a charge held at Pagar.me is named by RouteGate\'s id');
-      assert.equal((await e2e.control.ledger('pagarme')).find((l) => l.reference === String(pix.id))?.amount, 1999);
-      const stored = (await e2e.call('GET', `/api/v1/charges/${pix.id}`, { key: mp.config.accessToken, headers: { 'x-payload-format': 'native' } })).body.data;
+      assert.equal(typeof pix.id, 'number', 'a charge held at Pagar.me has a numeric id, as the SDK types it');
+      assert.ok(pix.id! > 5e15 && Number.isSafeInteger(pix.id), `${pix.id} is RouteGate's numeric id (migration 022)`);
+      const chargeId = header(pix, 'x-rg-charge-id')!;
+      assert.match(chargeId, /^chg_/);
+      assert.equal((await e2e.control.ledger('pagarme')).find((l) => l.reference === chargeId)?.amount, 1999);
+      const stored = (await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key: mp.config.accessToken, headers: { 'x-payload-format': 'native' } })).body.data;
       await e2e.control.pay('pagarme', stored.externalId);
       const paid = await mercadoPagoCalls.getPayment(mp, pix.id!);
       assert.deepEqual([paid.id, paid.status], [pix.id, 'approved']);
@@ -100,6 +103,42 @@ test('SDK: pix and boleto charged on Mercado Pago and on Pagar.me; a paid Pagar.
       const listed = await mp.refund.list({ payment_id: pix.id! });
       assert.deepEqual(listed.map((r) => r.amount), [9.99]);
       assert.equal((await e2e.control.ledger('pagarme')).find((l) => l.id === stored.externalId)?.refundedAmount, 999);
+    });
+  }
+});
+
+/** A PNG in bare base64, as Mercado Pago sends qr_code_base64. */
+function assertPng(base64: unknown, what: string): void {
+  assert.equal(typeof base64, 'string', `${what}: qr_code_base64 is present`);
+  assert.equal(Buffer.from(String(base64), 'base64').subarray(0, 8).toString('hex'), '89504e470d0a1a0a', `${what}: qr_code_base64 is a PNG`);
+}
+
+test('SDK: a charge processed by every other gateway parses with a numeric id; its pix has qr_code_base64; follow-ups accept the numeric id', async () => {
+  for (const primary of ['pagarme', 'stripe', 'pagbank', 'asaas'] as const) {
+    await withSdk(await mpAccount(primary), async (mp) => {
+      const pix = await mercadoPagoCalls.createPixPayment(mp, { amount: 12.34, payer: PAYER, description: 'Pedido pix' });
+      assert.equal(pix.api_response.status, 201, primary);
+      assert.equal(header(pix, 'x-rg-gateway'), primary);
+      assert.equal(typeof pix.id, 'number', `${primary}: id is a number, as the SDK's PaymentResponse types it`);
+      assert.ok(Number.isSafeInteger(pix.id) && pix.id! > 5e15, `${primary}: ${pix.id}`);
+      assert.match(String(pix.point_of_interaction?.transaction_data?.qr_code), /^000201/, primary);
+      assertPng(pix.point_of_interaction?.transaction_data?.qr_code_base64, primary);
+      const read = await mercadoPagoCalls.getPayment(mp, pix.id!);
+      assert.deepEqual([read.id, read.status, read.transaction_amount], [pix.id, 'pending', 12.34], primary);
+      assertPng(read.point_of_interaction?.transaction_data?.qr_code_base64, `${primary} read`);
+      const found = await mp.payment.search({ options: { limit: 5 } });
+      assert.ok(found.results?.some((p) => p.id === pix.id), `${primary}: search lists it by its numeric id`);
+      if (primary !== 'pagbank') {
+        const cancelled = await mp.payment.cancel({ id: pix.id! });
+        assert.deepEqual([cancelled.id, cancelled.status], [pix.id, 'cancelled'], primary);
+        return;
+      }
+      // PagBank cannot cancel an open pix: paid, then refunded by the numeric id instead.
+      const stored = (await e2e.call('GET', `/api/v1/charges/${header(pix, 'x-rg-charge-id')}`, { key: mp.config.accessToken })).body.data;
+      await e2e.control.pay('pagbank', stored.externalId);
+      assert.equal((await mercadoPagoCalls.getPayment(mp, pix.id!)).status, 'approved');
+      const refund = await mercadoPagoCalls.refundPartial(mp, pix.id!, 2.34);
+      assert.deepEqual([refund.payment_id, refund.amount], [pix.id, 2.34], primary);
     });
   }
 });

@@ -102,7 +102,7 @@ describe('asaas charges', () => {
       assert.deepEqual(body.creditCard, { holderName: 'MARIA SOUZA', number: CARD.number, expiryMonth: '12', expiryYear: '2030', ccv: '123' });
       assert.deepEqual(body.creditCardHolderInfo, {
         name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100',
-        addressComplement: 'conj 12', mobilePhone: '11987654321',
+        addressComplement: 'conj 12', phone: '11987654321', mobilePhone: '11987654321',
       });
       assert.equal(body.remoteIp, '203.0.113.7', 'remoteIp is the client IP');
       assert.deepEqual(n.card, { brand: 'visa', last4: '4242' });
@@ -143,7 +143,7 @@ describe('asaas charges', () => {
     assert.equal(body.creditCardHolderInfo, undefined);
   });
 
-  test('boleto is pending with bankSlipUrl and the identificationField line (not nossoNumero), no pix fields', async () => {
+  test('boleto is pending with bankSlipUrl and the identificationField line (not nossoNumero); its hybrid pix under boleto, no top-level pix fields', async () => {
     const due = inDays(5);
     const { result, calls } = await captured(() => asaasAdapter.createCharge(ctx(), charge('boleto')));
     const n = result.normalized;
@@ -155,10 +155,16 @@ describe('asaas charges', () => {
     for (const f of PIX_FIELDS) assert.equal(n[f], undefined);
     assert.equal((calls[0].body as any).dueDate, due);
     assert.equal((calls[0].body as any).billingType, 'BOLETO');
-    assert.equal(calls[1].path, `/v3/payments/${n.externalId}/identificationField`);
+    assert.deepEqual(calls.slice(1).map((c) => c.path), [`/v3/payments/${n.externalId}/pixQrCode`, `/v3/payments/${n.externalId}/identificationField`]);
     const line = await raw('GET', `/v3/payments/${n.externalId}/identificationField`);
     assert.equal(n.boletoBarcode, line.body.identificationField);
     assert.equal(n.boletoBarcodeNumber, line.body.barCode);
+    // An Asaas boleto is hybrid: the pix QR code Asaas answers for it is offered to the payer too.
+    const qr = await raw('GET', `/v3/payments/${n.externalId}/pixQrCode`);
+    assert.equal(qr.status, 200);
+    assert.match(qr.body.payload, /^000201/);
+    assert.equal(n.boleto!.pixCopyPaste, qr.body.payload);
+    assert.equal(n.boleto!.pixQrCode, `data:image/png;base64,${qr.body.encodedImage}`);
   });
 
   test('every decline card is a 400 invalid_creditCard the adapter reads back as its decline code; nothing is stored', async () => {

@@ -63,7 +63,7 @@ describe('mercadopago adapter against the emulator', () => {
     assert.equal(tokenCall.method, 'POST');
     assert.equal(tokenCall.path, '/v1/card_tokens');
     assert.deepEqual(tokenCall.body, {
-      card_number: CARD.number, expiration_month: 11, expiration_year: 2030, security_code: '123',
+      card_number: CARD.number, expiration_month: '11', expiration_year: '2030', security_code: '123',
       cardholder: { name: 'MARIA SOUZA', identification: { type: 'CPF', number: '12345678909' } },
     });
     assert.equal(paymentCall.method, 'POST');

@@ -5,7 +5,7 @@ import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, t
 
 // Asaas API v3 (shared/gateways/asaas.md, docs/gateways/asaas.md). Amounts are reais; every payment needs a
 // customer; no idempotency header exists (the charge id goes in externalReference instead). Extra calls:
-// the pix QR code (GET .../pixQrCode) and the boleto digitable line (GET .../identificationField).
+// the pix QR code (GET .../pixQrCode, for pix and for the hybrid boleto) and the boleto digitable line (GET .../identificationField).
 
 const API = '/v3';
 
@@ -54,7 +54,8 @@ async function normalizePayment(ctx: CallContext, reply: GatewayReply): Promise<
   const p = reply.json as { id?: string; billingType?: string; status?: string; deleted?: boolean } | undefined;
   const extra: Record<string, unknown> = {};
   const open = !!p?.id && !p.deleted && (p.status === 'PENDING' || p.status === 'OVERDUE');
-  if (open && p!.billingType === 'PIX') extra.pixQrCode = await optionalGet(ctx, `${paymentPath(p!.id!)}/pixQrCode`);
+  // A boleto is hybrid at Asaas: its pix QR code is offered to the payer beside the typeable line.
+  if (open && (p!.billingType === 'PIX' || p!.billingType === 'BOLETO')) extra.pixQrCode = await optionalGet(ctx, `${paymentPath(p!.id!)}/pixQrCode`);
   if (open && p!.billingType === 'BOLETO') extra.identificationField = await optionalGet(ctx, `${paymentPath(p!.id!)}/identificationField`);
   return normalizeCharge(ctx, reply, extra);
 }

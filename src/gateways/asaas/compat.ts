@@ -27,9 +27,13 @@ function brasilia(iso: unknown, dateOnly = false): string | null {
  */
 async function pixQrCode(charge: CompatCharge): Promise<NativeAnswer> {
   const v = charge.view;
-  if (v.paymentMethod !== 'pix') throw rgError('OPERATION_UNSUPPORTED', { gateway: 'asaas', operation: 'a pix QR code', method: String(v.paymentMethod) });
-  const payload = str(v.pixCopyPaste) ?? null;
-  const image = str(v.pixQrCode);
+  // A boleto answers too when it is hybrid (its gateway offered a pix on it, boleto.pixCopyPaste), as Asaas's own do.
+  const hybrid = v.paymentMethod === 'boleto' ? obj(v.boleto) : undefined;
+  if (v.paymentMethod !== 'pix' && !str(hybrid?.pixCopyPaste)) {
+    throw rgError('OPERATION_UNSUPPORTED', { gateway: 'asaas', operation: 'a pix QR code', method: String(v.paymentMethod) });
+  }
+  const payload = str(hybrid ? hybrid.pixCopyPaste : v.pixCopyPaste) ?? null;
+  const image = str(hybrid ? hybrid.pixQrCode : v.pixQrCode);
   const png = image?.match(/^data:image\/png;base64,(.+)$/)?.[1];
   const encodedImage = png ?? (payload ? (await QRCode.toDataURL(payload, { errorCorrectionLevel: 'M' })).split(',')[1] : null);
   const expiresAt = brasilia(obj(v.pix).expiresAt);

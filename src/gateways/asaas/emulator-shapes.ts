@@ -91,7 +91,8 @@ export function cardDataErrors(cc: Json | undefined, holder: Json | undefined): 
     need(validCpfCnpj(String(holder.cpfCnpj ?? '').replace(/\D+/g, '')), 'invalid_cpfCnpj', 'O CPF/CNPJ do titular do cartão é inválido.');
     need(/^\d{8}$/.test(String(holder.postalCode ?? '').replace(/-/g, '')), 'invalid_creditCardHolderInfo', 'Informe o CEP do titular do cartão.');
     need(typeof holder.addressNumber === 'string' && holder.addressNumber !== '', 'invalid_creditCardHolderInfo', 'Informe o número do endereço do titular do cartão.');
-    need(/^\d{10,11}$/.test(String(holder.phone ?? holder.mobilePhone ?? '')), 'invalid_creditCardHolderInfo', 'Informe o telefone do titular do cartão.');
+    // The description marks `phone` required (CreditCardHolderInfoRequestDto); mobilePhone alone does not do.
+    need(/^\d{10,11}$/.test(String(holder.phone ?? '')), 'invalid_creditCardHolderInfo', 'Informe o telefone do titular do cartão.');
   }
   return errors;
 }

@@ -54,7 +54,8 @@ export const asaasEmulator = defineEmulator((app, core) => {
   app.get<{ Params: { id: string } }>('/v3/payments/:id/status', async (request, reply) => withPayment(reply, request.params.id, (p) => ({ status: 200, body: { status: p.status } })));
 
   app.get<{ Params: { id: string } }>('/v3/payments/:id/pixQrCode', async (request, reply) => withPayment(reply, request.params.id, (p) => {
-    if (p.billingType !== 'PIX') return fail(400, { code: 'invalid_action', description: 'Esta cobrança não é do tipo Pix.' });
+    // Pix and boleto alike: an Asaas boleto is hybrid, payable by its pix QR code as well.
+    if (p.billingType !== 'PIX' && p.billingType !== 'BOLETO') return fail(400, { code: 'invalid_action', description: 'Esta cobrança não é do tipo Pix.' });
     return { status: 200, body: { encodedImage: PNG_1X1_BASE64, payload: p._pixPayload, expirationDate: `${p.dueDate} 23:59:59`, description: p.description ?? null } };
   }));
 
@@ -161,7 +162,7 @@ export const asaasEmulator = defineEmulator((app, core) => {
     } else if (body.billingType === 'BOLETO') {
       Object.assign(payment, {
         nossoNumero: randomDigits(8), bankSlipUrl: `${SANDBOX_HOST}/b/pdf/${invoice}`,
-        _barCode: `4619${randomDigits(40)}`, _line: `46191${randomDigits(42)}`,
+        _barCode: `4619${randomDigits(40)}`, _line: `46191${randomDigits(42)}`, _pixPayload: pixPayload(value, id),
       });
     } else {
       payment._pixPayload = pixPayload(value, id);

@@ -1,3 +1,4 @@
+import QRCode from 'qrcode';
 import type { CompatCharge, CompatCustomer, CompatSurface, NativeRequest, RefundFacts } from '../../compat/types';
 import { digits, toUnit } from '../../mapping/functions';
 import { rgError } from '../../errors';
@@ -117,6 +118,21 @@ function raw(body: unknown, view: Record<string, unknown>) {
   return { ...obj(body), external_reference: str(obj(view.metadata).external_reference) ?? null };
 }
 
+/**
+ * point_of_interaction.transaction_data.qr_code_base64 (mercadopago.md section 2: the PNG, bare base64) for a pix another
+ * gateway processed and showed only as an image URL: drawn here from the EMV text (qr_code), which is what the payer scans,
+ * so a client that renders qr_code_base64 always has an image.
+ */
+async function complete(native: unknown, _view: Record<string, unknown>): Promise<unknown> {
+  const data = obj(obj(obj(native).point_of_interaction).transaction_data);
+  const emv = str(data.qr_code);
+  if (!emv || str(data.qr_code_base64)) return native;
+  const png = (await QRCode.toDataURL(emv, { errorCorrectionLevel: 'M' })).split(',')[1];
+  const body = obj(native);
+  const poi = obj(body.point_of_interaction);
+  return { ...body, point_of_interaction: { ...poi, transaction_data: { ...data, qr_code_base64: png } } };
+}
+
 /** Search filters RouteGate cannot apply are refused, never ignored: an unfiltered page would look like matches. */
 const SEARCH_PARAMS = new Set(['limit', 'offset', 'sort', 'criteria']);
 
@@ -153,6 +169,8 @@ export const mercadopagoCompat: CompatSurface = {
     { method: 'GET', path: '/v1/customers/:customer', operation: 'customerRetrieve', id: ['param:customer'], when: (r) => r.params.customer !== 'search' },
   ],
   prefixes: ['/v1'],
+  // mercadopago.md section 2 and the SDK's PaymentResponse: `id` is a number.
+  numericIds: true,
   createStatus: 201,
   // The SDK sends X-Idempotency-Key on every POST and PUT, and keeps a key given once for later calls made through the
   // same config (docs/sdk-notes.md): per endpoint, as Mercado Pago keeps them, a refund after a create is a new request.
@@ -160,6 +178,6 @@ export const mercadopagoCompat: CompatSurface = {
   passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ authorization: `Bearer ${credentials.accessToken ?? ''}` }),
   recognizes: (headers) => headers['x-product-id'] !== undefined || /MercadoPago/i.test(String(headers['user-agent'] ?? '')),
-  answers: { raw, refund, refundList, list, customerInput, customer },
+  answers: { raw, complete, refund, refundList, list, customerInput, customer },
   listQuery,
 };

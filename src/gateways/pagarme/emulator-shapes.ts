@@ -78,10 +78,12 @@ export function pixTransaction(charge: StoredCharge, payment: Json): Json {
 export function boletoTransaction(charge: StoredCharge, payment: Json): Json {
   const id = id16('tran_');
   const line = `23793.38128 ${randomDigits(5)}.${randomDigits(6)} ${randomDigits(5)}.${randomDigits(6)} 1 ${randomDigits(14)}`;
+  // pagarme.md section 2: a boleto transaction carries qr_code, the pix of the hybrid boleto (EMV text; no image is given).
+  const qrCode = pixBrCode({ location: `pix.stone.com.br/pix/v2/${randomId('', 32)}`, amountReais: charge.amount / 100, merchantName: 'PAGARME SANDBOX', city: 'SAO PAULO' });
   return {
     id, transaction_type: 'boleto', gateway_id: randomDigits(10), amount: charge.amount, status: 'generated', success: true,
     url: `https://api.pagar.me/core/v5/transactions/${id}/pdf`, pdf: `https://api.pagar.me/core/v5/transactions/${id}/pdf`, line,
-    barcode: `https://api.pagar.me/core/v5/transactions/${id}/barcode`, nosso_numero: randomDigits(11), bank: '237', document_number: randomDigits(10),
+    barcode: `https://api.pagar.me/core/v5/transactions/${id}/barcode`, qr_code: qrCode, nosso_numero: randomDigits(11), bank: '237', document_number: randomDigits(10),
     instructions: payment.boleto?.instructions, due_at: payment.boleto?.due_at ?? new Date(Date.now() + 3 * 86_400_000).toISOString(), type: 'DM', created_at: now(),
   };
 }

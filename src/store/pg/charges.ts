@@ -1,6 +1,6 @@
 import {
   FIXED, createSendFromRow, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
-  type OrphanAction, type OrphanRecord,
+  type OrphanAction, type OrphanRecord, numericIdOrNull,
 } from '../charges';
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
@@ -70,8 +70,11 @@ const BY_ANY_ID = {
       UNION ALL
       SELECT 1 AS preference, ${KEYS.map((k) => `c.${COLUMN[k]}`).join(', ')} FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
         WHERE n.account_id = $1 AND n.native_id = $2 AND c.account_id = $1
+      UNION ALL
+      SELECT 2 AS preference, ${SELECT} FROM charges WHERE numeric_id = $3::bigint AND account_id = $1
     ) found ORDER BY preference LIMIT 1`,
 };
+const NUMERIC_ID = { name: 'charges.numeric-id', text: 'SELECT numeric_id FROM charges WHERE id = $1 AND account_id = $2' };
 const ADD_ATTEMPT = {
   name: 'charges.add-attempt',
   text: `INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous,
@@ -230,8 +233,14 @@ export class PgChargesRepository {
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
   async findByAnyId(accountId: string, id: string): Promise<ChargeRecord | undefined> {
-    const { rows } = await this.q.query(withValues(BY_ANY_ID, [accountId, id]));
+    const { rows } = await this.q.query(withValues(BY_ANY_ID, [accountId, id, numericIdOrNull(id)]));
     return rows[0] && fromRow(rows[0]);
+  }
+
+  /** The charge's numeric id (migration 022): its id on compatibility surfaces whose payment ids are numbers. */
+  async numericId(accountId: string, chargeId: string): Promise<number | undefined> {
+    const { rows } = await this.q.query(withValues(NUMERIC_ID, [chargeId, accountId]));
+    return rows[0] ? Number(rows[0].numeric_id) : undefined;
   }
 
   /** Take the charge's lock unless a live holder has it; an expired lease (a crashed holder) is taken over. */

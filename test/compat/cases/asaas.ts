@@ -17,7 +17,7 @@ export const ASAAS_CUSTOMER = {
 export const asaasCard = (number = '4242424242424242') => ({
   ...BASE, billingType: 'CREDIT_CARD',
   creditCard: { holderName: 'MARIA SOUZA', number, expiryMonth: '12', expiryYear: '2030', ccv: '123' },
-  creditCardHolderInfo: { name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100', mobilePhone: '11987654321' },
+  creditCardHolderInfo: { name: 'Maria Souza', email: 'maria.souza@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100', phone: '11987654321', mobilePhone: '11987654321' },
   remoteIp: '203.0.113.10',
 });
 
