@@ -63,6 +63,12 @@ async function readNativeRequest(deps: GatewayDeps, gateway: GatewayId, surface:
   }
 }
 
+/** The mode of the account's credentials at the compat gateway (CompatSurface.livemode), read only where the surface tells one. */
+export async function compatLivemode(deps: GatewayDeps, surface: CompatSurface | undefined, accountId: string, gateway: GatewayId): Promise<boolean | undefined> {
+  if (!surface?.livemode) return undefined;
+  return surface.livemode(await deps.vault.reveal(accountId, gateway));
+}
+
 /** The charge as a native answer shows it: the raw gateway body when the compat gateway holds it and RouteGate has one, else native.response's. */
 export async function compatCharge(
   deps: GatewayDeps, gateway: GatewayId, surface: CompatSurface | undefined, charge: ChargeRecord, raw: unknown, request: unknown,
@@ -72,9 +78,11 @@ export async function compatCharge(
   const customer = charge.customerId ? await deps.store.customers.byExternalId(charge.accountId, charge.customerId) : undefined;
   if (customer && customer.gateway !== gateway) view.customerId = customer.id;
   const processedHere = charge.gateway === gateway;
-  if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere };
-  const native = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));
-  return { view, native, processedHere };
+  const livemode = await compatLivemode(deps, surface, charge.accountId, gateway);
+  if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere, livemode };
+  const bindings = { ...nativeBindings(deps, surface), ...(livemode === undefined ? {} : { livemode }) };
+  const native = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, bindings);
+  return { view, native, processedHere, livemode };
 }
 
 /** The first value present among `sources` of a native request. */

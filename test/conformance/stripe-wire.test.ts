@@ -23,6 +23,15 @@ const stripe = loadDescription('stripe/stripe-subset.json', {
  */
 export const STRIPE_DESCRIPTION_EXCEPTIONS: ReadonlyArray<{ problem: RegExp; evidence: string }> = [];
 
+/**
+ * What RouteGate cannot know about a charge another gateway processed, where Stripe's description requires a
+ * value (docs/compatibility.md, "Stripe conformance"): checked only on reads of such a charge.
+ */
+const ROUTEGATE_GAPS: Record<string, RegExp[]> = {
+  // Asaas reports no card expiry: a create answers the request's, a later retrieve has none.
+  asaas: [/\/latest_charge\/payment_method_details\/card must have required property 'exp_(month|year)'/],
+};
+
 const OBJECT_SCHEMAS: Record<string, string> = {
   payment_intent: 'payment_intent', charge: 'charge', refund: 'refund', customer: 'customer', payment_method: 'payment_method',
 };
@@ -34,6 +43,18 @@ function answerProblems(body: unknown): string[] {
   const schema = OBJECT_SCHEMAS[String(b?.object)];
   assert.ok(schema, `an answer of a kind the description subset holds: ${JSON.stringify(body).slice(0, 200)}`);
   return stripe.problems(schema, body).map((p) => `${schema} ${p}`).filter((p) => !STRIPE_DESCRIPTION_EXCEPTIONS.some((e) => e.problem.test(p)));
+}
+
+/**
+ * `problems` less the known gaps, and less what Ajv reports about the anyOf alternatives (`string | Charge | null`)
+ * above a gap only because of it.
+ */
+function withoutGaps(problems: string[], gaps: RegExp[]): string[] {
+  const pathOf = (p: string) => p.split(' ')[1] ?? '';
+  const gapPaths = problems.filter((p) => gaps.some((g) => g.test(p))).map(pathOf);
+  const alternative = / must (be (null|string)|match a schema in anyOf) /;
+  return problems.filter((p) => !gaps.some((g) => g.test(p)))
+    .filter((p) => !(alternative.test(p) && gapPaths.some((gp) => gp === pathOf(p) || gp.startsWith(`${pathOf(p)}/`))));
 }
 
 type Schema = { properties?: Record<string, Schema>; additionalProperties?: boolean | Schema; anyOf?: Schema[]; items?: Schema; type?: string };
@@ -146,7 +167,7 @@ const RAW_CARD = { number: CARD.number, exp_month: CARD.expMonth, exp_year: CARD
 function intentParams(type: 'card' | 'pix' | 'boleto', extra: Record<string, unknown> = {}) {
   return {
     amount: 1999, currency: 'brl', confirm: true, payment_method_types: [type], description: 'Pedido 42', metadata: { order_id: '42' },
-    payment_method_data: { type, billing_details: BILLING, ...(type === 'card' ? { card: RAW_CARD } : type === 'boleto' ? { boleto: { tax_id: CUSTOMER.document } } : {}) },
+    payment_method_data: { type, billing_details: { ...BILLING } as Partial<typeof BILLING>, ...(type === 'card' ? { card: RAW_CARD } : type === 'boleto' ? { boleto: { tax_id: CUSTOMER.document } } : {}) },
     ...extra,
   };
 }
@@ -209,19 +230,35 @@ describe('(a, c) RouteGate -> Stripe: the emulator answers and RouteGate sends w
 /** What each other gateway charges through a Stripe-native integration. */
 const OTHERS = ['pagarme', 'asaas', 'mercadopago', 'pagbank'] as const;
 const TYPES = ['card', 'pix', 'boleto'] as const;
+const NEEDS_DISTRICT = new Set<string>(['mercadopago', 'pagbank']);
 
 describe('(b) Stripe compatibility mode: the objects RouteGate builds conform', () => {
   for (const gateway of OTHERS) {
     for (const type of TYPES) {
       test(`a ${type} PaymentIntent processed by ${gateway}: created, retrieved expanded, listed, refunded`, async () => {
         const key = await e2e.account({ primaryGateway: gateway, compatibilityMode: 'stripe' });
-        const created = await native(key, 'POST', '/v1/payment_intents', intentParams(type));
+        // Stripe's address has no district (bairro): a boleto on a gateway that registers it takes the payer from a
+        // customer RouteGate keeps (created with the district), named by its id, as a Stripe client names a cus_.
+        const stored = type === 'boleto' && NEEDS_DISTRICT.has(gateway)
+          ? (await e2e.call('POST', '/api/v1/customers', { key, body: { ...CUSTOMER } })).body.data as Record<string, string> : undefined;
+        const params = intentParams(type, stored ? { customer: stored.id } : {});
+        if (stored) delete (params.payment_method_data.billing_details as Partial<typeof BILLING>).address;
+        const created = await native(key, 'POST', '/v1/payment_intents', params);
+        if (type === 'boleto' && gateway === 'pagbank') {
+          // PagBank keeps no customers and registers a boleto with the district, which Stripe's address lacks: a
+          // Stripe-native boleto cannot go there, and the client is told why in Stripe's error shape.
+          assert.equal(created.status, 400, created.text);
+          assert.match(created.body.error?.message, /district/);
+          return;
+        }
         assert.equal(created.status, 200, created.text);
         assert.equal(created.gateway, gateway, 'processed by the gateway under test');
         assert.deepEqual(answerProblems(created.body), [], created.text);
         const read = await native(key, 'GET', `/v1/payment_intents/${created.body.id}`, { expand: ['latest_charge'] });
         assert.equal(read.status, 200, read.text);
-        assert.deepEqual(answerProblems(read.body), [], read.text);
+        const gaps = ROUTEGATE_GAPS[gateway] ?? [];
+        const readProblems = (body: unknown) => withoutGaps(answerProblems(body), gaps);
+        assert.deepEqual(readProblems(read.body), [], read.text);
         if (type === 'pix') {
           const qr = created.body.next_action?.pix_display_qr_code;
           assert.equal(typeof qr?.data, 'string', created.text);
@@ -234,7 +271,8 @@ describe('(b) Stripe compatibility mode: the objects RouteGate builds conform', 
         }
         const list = await native(key, 'GET', '/v1/payment_intents', { limit: 3 });
         assert.equal(list.status, 200, list.text);
-        assert.deepEqual(answerProblems(list.body), []);
+        assert.ok(list.body.data.some((pi: { id: string }) => pi.id === created.body.id), 'the list holds the new PaymentIntent');
+        assert.deepEqual(readProblems(list.body), []);
       });
     }
   }
