@@ -48,7 +48,7 @@ export function loadDescription(file: string, source: DescriptionSource): ApiDes
     problems(schemaName, value) {
       const validate = ajv.getSchema(`${id}#/components/schemas/${schemaName}`);
       if (!validate) throw new Error(`${file} describes no schema named ${schemaName}`);
-      if (validate(value)) return [];
+      if (validate(value) === true) return [];
       return (validate.errors ?? []).map(describeError);
     },
   };
