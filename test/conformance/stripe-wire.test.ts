@@ -227,13 +227,13 @@ describe('(a, c) RouteGate -> Stripe: the emulator answers and RouteGate sends w
   });
 });
 
-/** What each other gateway charges through a Stripe-native integration. */
-const OTHERS = ['pagarme', 'asaas', 'mercadopago', 'pagbank'] as const;
+/** Every gateway a Stripe-native integration's charge may go to: Stripe itself (its own objects, RouteGate's refund) and the four others. */
+const GATEWAYS = ['stripe', 'pagarme', 'asaas', 'mercadopago', 'pagbank'] as const;
 const TYPES = ['card', 'pix', 'boleto'] as const;
 const NEEDS_DISTRICT = new Set<string>(['mercadopago', 'pagbank']);
 
 describe('(b) Stripe compatibility mode: the objects RouteGate builds conform', () => {
-  for (const gateway of OTHERS) {
+  for (const gateway of GATEWAYS) {
     for (const type of TYPES) {
       test(`a ${type} PaymentIntent processed by ${gateway}: created, retrieved expanded, listed, refunded`, async () => {
         const key = await e2e.account({ primaryGateway: gateway, compatibilityMode: 'stripe' });
