@@ -63,6 +63,12 @@ async function readNativeRequest(deps: GatewayDeps, gateway: GatewayId, surface:
   }
 }
 
+/** The mode of the account's credentials at the compat gateway (CompatSurface.livemode), read only where the surface tells one. */
+export async function compatLivemode(deps: GatewayDeps, surface: CompatSurface | undefined, accountId: string, gateway: GatewayId): Promise<boolean | undefined> {
+  if (!surface?.livemode) return undefined;
+  return surface.livemode(await deps.vault.reveal(accountId, gateway));
+}
+
 /** The charge as a native answer shows it: the raw gateway body when the compat gateway holds it and RouteGate has one, else native.response's. */
 export async function compatCharge(
   deps: GatewayDeps, gateway: GatewayId, surface: CompatSurface | undefined, charge: ChargeRecord, raw: unknown, request: unknown,
@@ -74,10 +80,12 @@ export async function compatCharge(
   const processedHere = charge.gateway === gateway;
   // A gateway whose payment ids are numbers: a charge it does not hold is answered by the charge's numeric id.
   if (surface?.numericIds && !processedHere) view.numericId = await deps.store.charges.numericId(charge.accountId, charge.id);
-  if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere };
-  const shaped = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, nativeBindings(deps, surface));
+  const livemode = await compatLivemode(deps, surface, charge.accountId, gateway);
+  if (processedHere && raw && typeof raw === 'object') return { view, native: surface?.answers.raw?.(raw, view, request ?? {}) ?? raw, processedHere, livemode };
+  const bindings = { ...nativeBindings(deps, surface), ...(livemode === undefined ? {} : { livemode }) };
+  const shaped = await deps.mappings.get(gateway)!.evaluate('native.response', { charge: view, request: request ?? {} }, bindings);
   const native = surface?.answers.complete ? await surface.answers.complete(shaped, view) : shaped;
-  return { view, native, processedHere };
+  return { view, native, processedHere, livemode };
 }
 
 /** The first value present among `sources` of a native request. */

@@ -12,7 +12,7 @@ import type { SchemaValidator } from '../http/schemas';
 import { validationSummary } from '../http/validation-messages';
 import { nativeErrorAnswer, type NativeErrorContext } from './native-errors';
 import type { ChargeLinkedAnswer } from '../http/idempotency';
-import { compatCharge, nativeAmountUnit, nativeCreateToNormalized, readAmount, readValue } from './native-charges';
+import { compatCharge, compatLivemode, nativeAmountUnit, nativeCreateToNormalized, readAmount, readValue } from './native-charges';
 import type { CompatRoute, CompatSurface, NativeAnswer, NativeRequest, RefundFacts } from './types';
 
 export interface CompatServices { deps: GatewayDeps; charges: ChargeService; customers: CustomerService; validator: SchemaValidator }
@@ -48,7 +48,8 @@ export async function runOperation(s: CompatServices, call: OperationCall): Prom
       const id = requireId(call);
       const customer = await s.deps.store.customers.findByAnyId(call.request.account.id, id);
       if (!customer) throw rgError('CUSTOMER_NOT_FOUND', { id });
-      return answer(call.surface.answers.customer({ view: customerView(customer), processedHere: customer.gateway === call.gateway }, native, route.operation));
+      const livemode = await compatLivemode(s.deps, call.surface, call.request.account.id, call.gateway);
+      return answer(call.surface.answers.customer({ view: customerView(customer), processedHere: customer.gateway === call.gateway, livemode }, native, route.operation));
     }
     default: return followUp(s, call);
   }
@@ -64,7 +65,13 @@ function requireId(call: OperationCall): string {
 }
 
 async function nativeOf(s: CompatServices, call: OperationCall, result: ChargeResult) {
-  return compatCharge(s.deps, call.gateway, call.surface, result.charge, result.raw, call.native.body);
+  // A read's parameters are in its query (`GET ...?expand[]=latest_charge`): the gateway reads query and body alike.
+  const request = call.native.method === 'GET' ? { ...objectOf(call.native.query), ...objectOf(call.native.body) } : call.native.body;
+  return compatCharge(s.deps, call.gateway, call.surface, result.charge, result.raw, request);
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 /** A charge that did not go through: the native error names it and carries it (a decline is a charge too). */
@@ -235,5 +242,6 @@ async function customerCreate(s: CompatServices, call: OperationCall): Promise<O
   if (target) input.gateway = target;
   s.validator.assert('customer-request', input, '', (errors) => rgError('INVALID_REQUEST', { fields: validationSummary(errors) }, { details: { errors } }));
   const { customer, raw } = await s.customers.create(request.account, request.settings, input as never);
-  return answer(call.surface.answers.customer({ view: customerView(customer), raw, processedHere: customer.gateway === gateway }, call.native, 'customerCreate'));
+  const livemode = await compatLivemode(s.deps, call.surface, request.account.id, gateway);
+  return answer(call.surface.answers.customer({ view: customerView(customer), raw, processedHere: customer.gateway === gateway, livemode }, call.native, 'customerCreate'));
 }

@@ -71,6 +71,8 @@ export interface CompatCharge {
   native: unknown;
   /** true when the compat gateway itself holds the charge (`native` is then its raw body where RouteGate had one). */
   processedHere: boolean;
+  /** The mode of the account's own credentials at the compat gateway, where the surface tells one (CompatSurface.livemode). */
+  livemode?: boolean;
 }
 
 /** What the surface answers for each follow-up (status defaults to 200). */
@@ -96,6 +98,8 @@ export interface CompatCustomer {
   /** The gateway's raw answer when the compat gateway created it in this call. */
   raw?: unknown;
   processedHere: boolean;
+  /** As CompatCharge.livemode. */
+  livemode?: boolean;
 }
 
 export interface CompatSurface {
@@ -117,6 +121,11 @@ export interface CompatSurface {
   form?: IParseOptions;
   /** The gateway's amount unit in native bodies; default the adapter's amountUnit. */
   amountUnit?(wire: WireSettings): AmountUnit;
+  /**
+   * Whether the account's credentials at this gateway are live ones, for native objects that carry their mode
+   * (bound as $livemode in native.response); absent, the objects RouteGate builds say nothing about it.
+   */
+  livemode?(credentials: Record<string, string> | undefined): boolean;
   /** Extra bindings native.request needs besides $now (e.g. $amountUnit where the unit is a deployment setting). */
   bindings?(wire: WireSettings): Record<string, unknown>;
   /**

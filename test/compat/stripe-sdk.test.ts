@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import Stripe from 'stripe';
 import { startE2E, type E2E } from '../helpers/e2e';
+import { loadDescription } from '../helpers/api-descriptions';
 
 // Issue 11: the official Stripe SDK, unchanged but for host/port/protocol and the key, against RouteGate in
 // compatibility mode stripe with primary stripe and fallback pagarme: create, retrieve, refund, and a decline that
@@ -94,4 +95,69 @@ test('a wrong key raises StripeAuthenticationError; a missing param StripeInvali
     assert.equal(err.code, 'parameter_missing');
     return true;
   });
+});
+
+// Issue 42: a Stripe-native integration reads every field Stripe always sends on a PaymentIntent whichever gateway
+// processed it. The SDK does not check types, so each field's presence and type is checked here against Stripe's
+// own description (test/conformance/descriptions/stripe), and the values RouteGate knows are read back.
+const description = loadDescription('stripe/stripe-subset.json', {
+  author: 'Stripe (types of the official stripe npm package)', origin: 'npm stripe@22.4.0', version: '2026-07-29.dahlia',
+});
+
+/** The payer as a Stripe-native integration sends it: CPF in billing_details[tax_id], which gateways other than Stripe need. */
+const payerCard = () => ({
+  amount: 2599, currency: 'brl', confirm: true, payment_method_types: ['card'], metadata: { order_id: '42' },
+  payment_method_data: {
+    type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2030, cvc: '123' },
+    billing_details: {
+      name: 'Maria Souza', email: 'maria@example.com', phone: '+5511987654321', tax_id: '123.456.789-09',
+      address: { line1: 'Av Paulista, 100', line2: 'conj 12', city: 'Sao Paulo', state: 'SP', postal_code: '01310-100', country: 'BR' },
+    },
+  },
+}) as unknown as Stripe.PaymentIntentCreateParams;
+
+for (const gateway of ['pagarme', 'asaas', 'mercadopago', 'pagbank'] as const) {
+  test(`the Stripe SDK creates and retrieves a PaymentIntent ${gateway} processed, every always-present field there and typed as Stripe describes`, async () => {
+    const stripe = sdk(await e2e.account({ primaryGateway: gateway, compatibilityMode: 'stripe' }));
+    const intent = await stripe.paymentIntents.create(payerCard());
+    assert.equal(intent.lastResponse.headers['x-rg-gateway'], gateway);
+    assert.equal(intent.status, 'succeeded');
+    assert.equal(intent.amount_received, 2599);
+    assert.equal(intent.livemode, false, 'a test Stripe key (or none) means test objects');
+    assert.deepEqual(intent.payment_method_options?.card?.request_three_d_secure, 'automatic');
+    const { lastResponse: _created, ...createdBody } = intent;
+    assert.deepEqual(description.problems('payment_intent', createdBody), []);
+
+    const read = await stripe.paymentIntents.retrieve(intent.id, { expand: ['latest_charge'] });
+    const charge = read.latest_charge as Stripe.Charge;
+    assert.equal(typeof charge, 'object', 'expand[]=latest_charge on a retrieve');
+    assert.equal(charge.disputed, false);
+    assert.equal(charge.outcome?.network_decline_code, null);
+    assert.equal(charge.payment_method_details?.card?.network, 'visa');
+    assert.equal(charge.payment_method_details?.card?.last4, '4242');
+    const { lastResponse: _read, ...readBody } = read;
+    // Asaas reports no card expiry, which a later retrieve cannot give (docs/compatibility.md, "Stripe conformance").
+    const gap = gateway === 'asaas' ? /payment_method_details\/card must have required property 'exp_|\/latest_charge(\/payment_method_details)? must (be (null|string)|match a schema in anyOf)/ : /$^/;
+    assert.deepEqual(description.problems('payment_intent', readBody).filter((p) => !gap.test(p)), []);
+
+    const refund = await stripe.refunds.create({ payment_intent: intent.id, amount: 599 });
+    const { lastResponse: _refund, ...refundBody } = refund;
+    assert.deepEqual(description.problems('refund', refundBody), []);
+    assert.equal(refund.destination_details?.type, 'card');
+    assert.equal(refund.transfer_reversal, null);
+  });
+}
+
+test('the Stripe SDK reads a pix PaymentIntent another gateway processed: next_action carries strings only, never null', async () => {
+  const stripe = sdk(await e2e.account({ primaryGateway: 'mercadopago', compatibilityMode: 'stripe' }));
+  const intent = await stripe.paymentIntents.create({
+    amount: 1999, currency: 'brl', confirm: true, payment_method_types: ['pix'],
+    payment_method_data: { type: 'pix', billing_details: { name: 'Maria Souza', email: 'maria@example.com', tax_id: '12345678909' } },
+  } as unknown as Stripe.PaymentIntentCreateParams);
+  assert.equal(intent.status, 'requires_action');
+  const qr = intent.next_action?.pix_display_qr_code;
+  assert.equal(typeof qr?.data, 'string');
+  for (const field of ['hosted_instructions_url', 'image_url_svg'] as const) assert.notEqual(qr?.[field], null, `${field} is a string or absent`);
+  const { lastResponse: _r, ...body } = intent;
+  assert.deepEqual(description.problems('payment_intent', body), []);
 });

@@ -67,7 +67,7 @@ describe('stripe adapter against the emulator', () => {
     assert.equal(pm.headers['idempotency-key'], `${c.idempotencyKey}-pm`);
     for (const call of await h.control.requests('stripe')) assert.equal(call.headers['stripe-version'], STRIPE_API_VERSION, `${call.path} pins the version`);
     assert.deepEqual(pm.body, {
-      type: 'card', card: { number: CARD.number, exp_month: '12', exp_year: '2030', cvc: '123' }, billing_details: { name: 'MARIA SOUZA', email: 'maria@example.com' },
+      type: 'card', card: { number: CARD.number, exp_month: '12', exp_year: '2030', cvc: '123' }, billing_details: { name: 'MARIA SOUZA', email: 'maria@example.com', tax_id: '12345678909' },
     });
     assert.match(pm.rawBody!, /^type=card&card\[number\]=4242424242424242&card\[exp_month\]=12&/);
 

@@ -48,9 +48,7 @@ export function loadDescription(file: string, source: DescriptionSource): ApiDes
     problems(schemaName, value) {
       const validate = ajv.getSchema(`${id}#/components/schemas/${schemaName}`);
       if (!validate) throw new Error(`${file} describes no schema named ${schemaName}`);
-      // Compiled from plain schemas (no $async): the answer is a boolean, never a promise.
-      const valid = validate(value) as boolean;
-      if (valid) return [];
+      if (validate(value) === true) return [];
       return (validate.errors ?? []).map(describeError);
     },
   };

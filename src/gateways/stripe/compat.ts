@@ -15,9 +15,24 @@ function latestCharge(intent: unknown): string | null {
   return typeof latest === 'string' ? latest : str(obj(latest).id) ?? null;
 }
 
-/** stripe.md section 3: the refund object POST /v1/refunds answers. */
+/** The id of an expandable field (`customer`, `payment_method`): as sent, or the expanded object's id. */
+function idOf(value: unknown): string | null {
+  return typeof value === 'string' ? value : str(obj(value).id) ?? null;
+}
+
+/** Refund.destination_details: the payment method type, with no acquirer reference RouteGate could know. */
+function destinationDetails(type: unknown): Record<string, unknown> {
+  const kind = typeof type === 'string' && type !== '' ? type : 'card';
+  return kind === 'card' ? { type: kind, card: { type: 'refund' } } : { type: kind, [kind]: {} };
+}
+
+/**
+ * stripe.md section 3: the refund object POST /v1/refunds answers, with every field Stripe always sends (Stripe's
+ * description, test/conformance/stripe-wire.test.ts); Connect reversals RouteGate never makes are null.
+ */
 function refund(charge: CompatCharge, facts: RefundFacts, request: NativeRequest) {
   const intent = obj(charge.native);
+  const types = Array.isArray(intent.payment_method_types) ? intent.payment_method_types : [];
   return {
     body: {
       id: facts.refundId ?? `re_${String(charge.view.id)}_${facts.seq}`,
@@ -27,16 +42,25 @@ function refund(charge: CompatCharge, facts: RefundFacts, request: NativeRequest
       charge: latestCharge(intent),
       created: Math.floor(Date.now() / 1000),
       currency: String(charge.view.currency).toLowerCase(),
+      customer: idOf(intent.customer),
+      customer_account: null,
+      destination_details: destinationDetails(types[0]),
       metadata: obj(request.body.metadata),
       payment_intent: intent.id ?? charge.view.id,
+      payment_method: idOf(intent.payment_method),
       reason: str(request.body.reason) ?? null,
       receipt_number: null,
+      source_transfer_reversal: null,
       status: facts.status ?? 'succeeded',
+      transfer_reversal: null,
     },
   };
 }
 
-/** stripe.md section 4: the customer object, Stripe's own when it holds the customer. */
+/**
+ * stripe.md section 4: the customer object, Stripe's own when it holds the customer; otherwise built with every
+ * field Stripe always sends (Stripe's description), nulls where RouteGate keeps nothing.
+ */
 function customer(c: CompatCustomer) {
   if (c.processedHere && c.raw && typeof c.raw === 'object') return { body: c.raw };
   const v = c.view;
@@ -57,13 +81,16 @@ function customer(c: CompatCustomer) {
       description: null,
       email: v.email ?? null,
       invoice_prefix: null,
-      invoice_settings: { default_payment_method: null },
-      livemode: false,
+      invoice_settings: { custom_fields: null, default_payment_method: null, footer: null, rendering_options: null },
+      livemode: c.livemode ?? false,
       metadata: v.metadata ?? {},
       name: v.name ?? null,
+      next_invoice_sequence: 1,
       phone: v.phone ?? null,
       preferred_locales: [],
+      shipping: null,
       tax_exempt: 'none',
+      test_clock: null,
     },
   };
 }
@@ -99,6 +126,8 @@ export const stripeCompat: CompatSurface = {
   createStatus: 200,
   passthrough: PASSTHROUGH,
   passthroughHeaders: (credentials) => ({ authorization: `Bearer ${credentials.secretKey ?? ''}` }),
+  // A live secret key means live objects; a test key (or none) test ones, as Stripe's livemode says.
+  livemode: (credentials) => /^(sk|rk)_live_/.test(credentials?.secretKey ?? ''),
   recognizes: (headers) => headers['stripe-version'] !== undefined || /^Stripe\//.test(String(headers['user-agent'] ?? '')),
   answers: {
     refund,

@@ -56,7 +56,7 @@ function methodOptions(p: Params, types: string[], captureMethod: string): Json 
     const plan = o.card?.installments?.plan;
     out.card = {
       installments: plan ? { enabled: true, plan: { count: int(plan, 'count'), interval: plan.interval ?? 'month', type: plan.type ?? 'fixed_count' } } : null,
-      request_three_d_secure: 'automatic', ...(o.card?.capture_method ? { capture_method: o.card.capture_method } : {}),
+      mandate_options: null, network: null, request_three_d_secure: 'automatic', ...(o.card?.capture_method ? { capture_method: o.card.capture_method } : {}),
     };
     if (captureMethod === 'manual' && types.some((t) => t !== 'card')) throw invalid('capture_method manual is only supported for card payments.', { param: 'capture_method' });
   }
@@ -113,8 +113,9 @@ export function createIntent(s: State, p: Params, livemode: boolean, version: st
     id, object: 'payment_intent', amount, amount_capturable: 0, amount_details: { tip: {} }, amount_received: 0, application: null,
     automatic_payment_methods: null, canceled_at: null, cancellation_reason: null, capture_method: captureMethod,
     client_secret: `${id}_secret_${randomId('', 25)}`, confirmation_method: 'automatic', created: now(), currency, customer: p.customer ?? null,
-    description: p.description ?? null, last_payment_error: null, latest_charge: null, livemode, metadata: metadataOf(p), next_action: null,
-    on_behalf_of: null, payment_method: pm?.json.id ?? null, payment_method_options: options, payment_method_types: types, processing: null,
+    customer_account: null, description: p.description ?? null, excluded_payment_method_types: null, last_payment_error: null, latest_charge: null,
+    livemode, managed_payments: null, metadata: metadataOf(p), next_action: null, on_behalf_of: null, payment_method: pm?.json.id ?? null,
+    payment_method_configuration_details: null, payment_method_options: options, payment_method_types: types, processing: null,
     receipt_email: p.receipt_email ?? null, review: null, setup_future_usage: null, shipping: null, source: null, statement_descriptor: null,
     statement_descriptor_suffix: p.statement_descriptor_suffix ?? null, status: pm ? 'requires_confirmation' : 'requires_payment_method',
     transfer_group: null, ...connect,
@@ -130,18 +131,41 @@ export function createIntent(s: State, p: Params, livemode: boolean, version: st
 function newCharge(s: State, pi: Json, pm: StoredPm, outcome: { paid: boolean; captured: boolean; decline?: StripeDecline }): Json {
   const ch: Json = {
     id: randomId('ch_3', 23), object: 'charge', amount: pi.amount, amount_captured: outcome.captured ? pi.amount : 0, amount_refunded: 0,
-    balance_transaction: outcome.captured ? randomId('txn_3', 23) : null, billing_details: pm.json.billing_details, captured: outcome.captured,
+    application: null, application_fee: null, application_fee_amount: pi.application_fee_amount ?? null,
+    balance_transaction: outcome.captured ? randomId('txn_3', 23) : null, billing_details: pm.json.billing_details,
+    calculated_statement_descriptor: pm.json.type === 'card' ? 'ROUTEGATE SANDBOX' : null, captured: outcome.captured,
     created: now(), currency: pi.currency, customer: pi.customer, description: pi.description,
-    failure_code: outcome.decline?.code ?? null, failure_message: outcome.decline?.message ?? null, livemode: pi.livemode, metadata: pi.metadata,
+    // Chargebacks are not emulated: no charge here is ever disputed.
+    disputed: false, failure_balance_transaction: null,
+    failure_code: outcome.decline?.code ?? null, failure_message: outcome.decline?.message ?? null, fraud_details: {}, livemode: pi.livemode, metadata: pi.metadata,
+    on_behalf_of: pi.on_behalf_of ?? null,
     outcome: outcome.decline
-      ? { network_status: 'declined_by_network', reason: outcome.decline.decline_code, risk_level: 'normal', seller_message: 'The bank did not return any further details with this decline.', type: 'issuer_declined' }
-      : { network_status: 'approved_by_network', reason: null, risk_level: 'normal', seller_message: 'Payment complete.', type: 'authorized' },
+      ? { advice_code: null, network_advice_code: null, network_decline_code: null, network_status: 'declined_by_network', reason: outcome.decline.decline_code, risk_level: 'normal', seller_message: 'The bank did not return any further details with this decline.', type: 'issuer_declined' }
+      : { advice_code: null, network_advice_code: null, network_decline_code: null, network_status: 'approved_by_network', reason: null, risk_level: 'normal', seller_message: 'Payment complete.', type: 'authorized' },
     paid: outcome.paid, payment_intent: pi.id, payment_method: pm.json.id,
-    payment_method_details: { type: pm.json.type, [pm.json.type]: pm.json.type === 'card' ? { ...pm.json.card, installments: pi.payment_method_options.card?.installments?.plan ? { plan: pi.payment_method_options.card.installments.plan } : null } : {} },
-    receipt_email: pi.receipt_email, refunded: false, status: outcome.decline ? 'failed' : 'succeeded',
+    payment_method_details: { type: pm.json.type, [pm.json.type]: methodDetails(pi, pm, outcome) },
+    receipt_email: pi.receipt_email, receipt_number: null, receipt_url: `https://pay.stripe.com/receipts/payment/${randomId('', 40)}`,
+    refunded: false, review: null, shipping: null, source: null, source_transfer: null, statement_descriptor: null,
+    statement_descriptor_suffix: pi.statement_descriptor_suffix ?? null, status: outcome.decline ? 'failed' : 'succeeded',
+    transfer_data: pi.transfer_data ?? null, transfer_group: pi.transfer_group ?? null,
   };
   s.charges.set(ch.id, ch);
   return ch;
+}
+
+/** charge.payment_method_details.<type>: what the card network or the pix/boleto rail reported. */
+function methodDetails(pi: Json, pm: StoredPm, outcome: { paid: boolean }): Json {
+  if (pm.json.type === 'boleto') return { tax_id: pm.json.boleto.tax_id };
+  if (pm.json.type === 'pix') return { bank_transaction_id: randomId('E', 31).toUpperCase(), fingerprint: null };
+  const card = pm.json.card;
+  const plan = pi.payment_method_options.card?.installments?.plan;
+  return {
+    amount_authorized: outcome.paid ? pi.amount : null, authorization_code: outcome.paid ? randomDigits(6) : null, brand: card.brand, checks: card.checks,
+    country: card.country, exp_month: card.exp_month, exp_year: card.exp_year, fingerprint: card.fingerprint, funding: card.funding,
+    installments: plan ? { plan } : null, last4: card.last4, mandate: null, network: card.brand, network_token: { used: false },
+    network_transaction_id: outcome.paid ? randomDigits(15) : null, regulated_status: card.regulated_status, three_d_secure: null,
+    transaction_link_id: null, wallet: null,
+  };
 }
 
 /** Confirmation: cards authorize (or decline with 402), pix and boleto wait for the payer (requires_action). */

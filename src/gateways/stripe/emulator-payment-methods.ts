@@ -27,19 +27,23 @@ export function billingDetails(b: Params | undefined): Json {
   const a = (b?.address ?? {}) as Params;
   return {
     address: { city: a.city ?? null, country: a.country ?? null, line1: a.line1 ?? null, line2: a.line2 ?? null, postal_code: a.postal_code ?? null, state: a.state ?? null },
-    email: b?.email ?? null, name: b?.name ?? null, phone: b?.phone ?? null,
+    email: b?.email ?? null, name: b?.name ?? null, phone: b?.phone ?? null, tax_id: b?.tax_id ?? null,
   };
 }
 
 function pmJson(type: string, details: Json, billing: Params | undefined, livemode: boolean): Json {
-  return { id: randomId('pm_1', 23), object: 'payment_method', billing_details: billingDetails(billing), created: now(), customer: null, livemode, metadata: {}, type, [type]: details };
+  return {
+    id: randomId('pm_1', 23), object: 'payment_method', allow_redisplay: 'unspecified', billing_details: billingDetails(billing), created: now(), customer: null,
+    customer_account: null, livemode, metadata: {}, type, [type]: details,
+  };
 }
 
 function cardFromNumber(number: string, expMonth: number, expYear: number, cvc?: string): Json {
   return {
     brand: cardBrand(number), checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: cvc ? 'pass' : null },
-    country: 'US', exp_month: expMonth, exp_year: expYear, fingerprint: randomId('', 16), funding: DEBIT_CARDS.has(number) ? 'debit' : 'credit',
-    last4: number.slice(-4), networks: { available: [cardBrand(number)], preferred: null }, wallet: null,
+    country: 'US', display_brand: cardBrand(number), exp_month: expMonth, exp_year: expYear, fingerprint: randomId('', 16),
+    funding: DEBIT_CARDS.has(number) ? 'debit' : 'credit', generated_from: null, last4: number.slice(-4),
+    networks: { available: [cardBrand(number)], preferred: null }, regulated_status: 'unregulated', three_d_secure_usage: { supported: true }, wallet: null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { randomId, unixNow as now, type LedgerEntry } from '../../sandbox/core';
+import { randomDigits, randomId, unixNow as now, type LedgerEntry } from '../../sandbox/core';
 import { type Params, type Json, DOCS, invalid, missing, noSuch, int, list, oneOf, rejectUnknown, metadataOf, brl } from './emulator-wire';
 import { matchesSearch, parseSearchQuery } from './emulator-search';
 import { billingDetails, type State } from './emulator-payment-methods';
@@ -84,11 +84,18 @@ export function createRefund(s: State, p: Params): Json {
   charge.refunded = charge.amount_refunded >= charge.amount_captured;
   const refund = {
     id: randomId('re_3', 23), object: 'refund', amount, balance_transaction: randomId('txn_3', 23), charge: charge.id, created: now(),
-    currency: charge.currency, destination_details: { type: pi.payment_method_types[0], [pi.payment_method_types[0]]: {} }, metadata: metadataOf(p),
-    payment_intent: pi.id, reason: reason ?? null, receipt_number: null, source_transfer_reversal: null, status: 'succeeded', ...reversal,
+    currency: charge.currency, customer: charge.customer ?? null, customer_account: null, destination_details: destinationDetails(charge.payment_method_details.type),
+    metadata: metadataOf(p), payment_intent: pi.id, payment_method: charge.payment_method, reason: reason ?? null, receipt_number: null,
+    source_transfer_reversal: null, status: 'succeeded', ...reversal,
   };
   s.refunds.set(refund.id, refund);
   return refund;
+}
+
+/** Refund.destination_details: a card refund carries the acquirer reference once the network has one. */
+function destinationDetails(type: string): Json {
+  if (type === 'card') return { type, card: { reference: randomDigits(23), reference_status: 'available', reference_type: 'acquirer_reference_number', type: 'refund' } };
+  return { type, [type]: {} };
 }
 
 const TAX_ID_DIGITS: Record<string, number> = { br_cpf: 11, br_cnpj: 14 };
