@@ -35,18 +35,29 @@ export interface InstallmentPlan {
 /** Every count interest-free up to 12, no minimum: what an account that never set its plans charges. */
 export const DEFAULT_INSTALLMENT_SETTINGS: InstallmentSettings = { maxCount: 12, interestFreeCount: 12, monthlyInterestRate: 0, minInstallmentAmount: 0 };
 
-/** Half up to the cent, on a value computed in floating point (the tiny epsilon keeps x.5 from reading as x.4999…). */
-function roundHalfUp(cents: number): number {
-  return Math.floor(cents + 0.5 + 1e-9);
+/** A rate in percent a month as an exact fraction: millionths (settings keep at most four decimals of a percent). */
+const MILLION = 1_000_000n;
+
+/**
+ * The Price table's installment for `amount` cents over `count` months at `ratePercent` a month, rounded half up to
+ * the cent, in exact integer arithmetic: amount x i / (1 - (1 + i)^-count) with i = r / 10^6 is
+ * amount x r x (10^6 + r)^count / (10^6 x ((10^6 + r)^count - 10^(6 count))), so no floating point error can move a
+ * half cent.
+ */
+export function priceTableInstallment(amount: number, count: number, ratePercent: number): number {
+  const r = BigInt(Math.round(ratePercent * 10_000));
+  const grown = (MILLION + r) ** BigInt(count);
+  const num = BigInt(amount) * r * grown;
+  const den = MILLION * (grown - MILLION ** BigInt(count));
+  return Number((2n * num + den) / (2n * den));
 }
 
 /** The plan for `count` installments of `amount` cents at `ratePercent` a month (0: interest-free). */
 export function pricePlan(amount: number, count: number, ratePercent: number): InstallmentQuote {
   if (ratePercent === 0 || count === 1) {
-    return { count, installmentAmount: Math.ceil(amount / count), totalAmount: amount, interestFree: ratePercent === 0 || count === 1, monthlyInterestRate: 0 };
+    return { count, installmentAmount: Math.ceil(amount / count), totalAmount: amount, interestFree: true, monthlyInterestRate: 0 };
   }
-  const i = ratePercent / 100;
-  const installmentAmount = roundHalfUp((amount * i) / (1 - (1 + i) ** -count));
+  const installmentAmount = priceTableInstallment(amount, count, ratePercent);
   return { count, installmentAmount, totalAmount: installmentAmount * count, interestFree: false, monthlyInterestRate: ratePercent };
 }
 
