@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
 import { GATEWAY_IDS, type GatewayId } from '../src/gateways/registry-ids';
+import { DashboardClient } from './helpers/dashboard-client';
+import { createAccountWithOwner } from '../src/accounts/onboarding';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/demo-account';
 
 // Issue 44 over real HTTP: the account's installment settings, the quote endpoint checked to the cent against an
 // independent computation of the Price table, and card charges in installments charged for exactly the quoted total on
@@ -238,5 +241,25 @@ describe('charging a plan', () => {
       },
     ), { numRuns: Number(process.env.INSTALLMENT_RUNS ?? 30), seed: SEED, endOnFailure: true, includeErrorInReport: true });
     assert.ok(seen.charged > 0 && seen.refused > 0, `both outcomes were exercised: ${JSON.stringify(seen)}`);
+  });
+});
+
+describe('the dashboard', () => {
+  test("the charge detail shows the plan as a Brazilian checkout says it; a charge in one payment shows none", async () => {
+    const app = e2e.sandbox.app;
+    const email = 'parcelas@example.com';
+    const { id, apiKey } = await createAccountWithOwner(app.store, app.logins, { name: 'Loja Parcelas', email, password: 'parcelas password' });
+    await app.vault.save(id, 'pagarme', SANDBOX_CREDENTIALS.pagarme);
+    await app.store.accounts.saveSettings(id, { ...(await app.store.accounts.settings(id)), primaryGateway: 'pagarme' });
+    await e2e.call('PATCH', '/api/v1/clients/settings', { key: apiKey, body: { installments: INTEREST } });
+    const withInterest = (await chargeIn(apiKey, 10, 100000)).body.data;
+    const free = (await chargeIn(apiKey, 2, 1001)).body.data;
+    const single = (await chargeIn(apiKey, 1, 1000)).body.data;
+    const client = new DashboardClient(e2e.sandbox.url);
+    assert.equal((await client.login(email, 'parcelas password')).location, '/dashboard');
+    const shown = async (chargeId: string) => /id="charge-installments">([^<]*)</.exec((await client.get(`/dashboard/charges/${chargeId}`)).text)?.[1]?.replace(/\u00a0/g, ' ');
+    assert.equal(await shown(withInterest.id), '10x de R$ 111,27 (total R$ 1.112,70, com juros)');
+    assert.equal(await shown(free.id), '2x de R$ 5,01 (total R$ 10,01, última de R$ 5,00, sem juros)');
+    assert.equal(await shown(single.id), undefined);
   });
 });
