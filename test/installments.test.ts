@@ -263,3 +263,27 @@ describe('the dashboard', () => {
     assert.equal(await shown(single.id), undefined);
   });
 });
+
+describe('compatibility mode', () => {
+  test("a native create with its installment fields is charged its own total on another gateway, and answers the count natively", async () => {
+    const key = await e2e.account({ primaryGateway: 'stripe', gatewayFallbacks: ['pagbank'], compatibilityMode: 'pagarme' });
+    await e2e.call('PATCH', '/api/v1/clients/settings', { key, body: { installments: INTEREST } });
+    const order = {
+      code: 'ord-parcelas', items: [{ amount: 30000, description: 'Pedido', quantity: 1 }],
+      customer: { name: 'Maria Souza', email: 'maria@example.com', document: '12345678909', type: 'individual' },
+      payments: [{ payment_method: 'credit_card', credit_card: { installments: 6, card: { number: '4242424242424242', holder_name: 'MARIA SOUZA', exp_month: 12, exp_year: 2030, cvv: '123' } } }],
+    };
+    const res = await e2e.call('POST', '/compat/pagarme/core/v5/orders', {
+      rawBody: JSON.stringify(order), headers: { authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}`, 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['x-rg-gateway'], 'pagbank');
+    assert.equal(res.body.amount, 30000);
+    assert.equal(res.body.charges[0].last_transaction.installments, 6);
+    const chargeId = String(res.headers['x-rg-charge-id']);
+    assert.deepEqual((await held(chargeId)).map((e) => [e.gateway, e.amount]), [['pagbank', 30000]], 'the native total, not re-priced');
+    const read = (await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key })).body.data;
+    assert.deepEqual(read.installments, { count: 6, installmentAmount: 5000, totalAmount: 30000, interestFree: false });
+    assert.equal(read.attempts[0].errorCode, 'INSTALLMENTS_UNSUPPORTED');
+  });
+});
