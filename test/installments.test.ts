@@ -287,3 +287,38 @@ describe('compatibility mode', () => {
     assert.equal(read.attempts[0].errorCode, 'INSTALLMENTS_UNSUPPORTED');
   });
 });
+
+describe('the emulators refuse the plans the real APIs refuse', () => {
+  const direct = async (gateway: GatewayId, path: string, headers: Record<string, string>, body: unknown) => {
+    const res = await fetch(`${e2e.sandbox.emulators.gatewayUrl(gateway)}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  test('PagBank: an installment under R$ 5,00 is invalid_parameter payment_method.installments', async () => {
+    const order = (value: number, installments: number) => ({
+      reference_id: 'ref-parcelas', customer: { name: 'Maria Souza', email: 'maria@example.com', tax_id: '12345678909' },
+      charges: [{ reference_id: 'ref-parcelas', amount: { value, currency: 'BRL' }, payment_method: { type: 'CREDIT_CARD', installments, capture: true, card: { number: CARD.number, exp_month: 12, exp_year: 2030, security_code: '123', holder: { name: 'MARIA SOUZA' } } } }],
+    });
+    const auth = { authorization: `Bearer ${SANDBOX_CREDENTIALS.pagbank.token}` };
+    const small = await direct('pagbank', '/orders', auth, order(1499, 3));
+    assert.equal(small.status, 400);
+    assert.deepEqual(small.body.error_messages.map((m: { code: string; parameter_name: string }) => [m.code, m.parameter_name]), [['40002', 'charges[0].payment_method.installments']]);
+    const enough = await direct('pagbank', '/orders', auth, order(1500, 3));
+    assert.equal(enough.status, 201, JSON.stringify(enough.body));
+  });
+
+  test('Asaas: a card plan of more than 21 installments is invalid_installmentCount', async () => {
+    const auth = { access_token: SANDBOX_CREDENTIALS.asaas.apiKey };
+    const customer = await direct('asaas', '/v3/customers', auth, { name: 'Maria Souza', cpfCnpj: '12345678909', email: 'maria@example.com' });
+    const payment = (installmentCount: number) => ({
+      customer: customer.body.id, billingType: 'CREDIT_CARD', totalValue: 1000, value: 1000, installmentCount, dueDate: new Date(Date.now() + 86_400_000).toISOString().slice(0, 10), remoteIp: '127.0.0.1',
+      creditCard: { holderName: 'MARIA SOUZA', number: CARD.number, expiryMonth: '12', expiryYear: '2030', ccv: '123' },
+      creditCardHolderInfo: { name: 'Maria Souza', email: 'maria@example.com', cpfCnpj: '12345678909', postalCode: '01310100', addressNumber: '100', phone: '11987654321' },
+    });
+    const tooMany = await direct('asaas', '/v3/payments', auth, payment(22));
+    assert.equal(tooMany.status, 400);
+    assert.deepEqual(tooMany.body.errors.map((e: { code: string }) => e.code), ['invalid_installmentCount']);
+    const ok = await direct('asaas', '/v3/payments', auth, payment(21));
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  });
+});
