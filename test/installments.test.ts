@@ -38,7 +38,7 @@ function expectedPlans(amount: number, s: typeof INTEREST) {
     const installmentAmount = free ? Math.ceil(amount / count) : expectedInstallment(amount, count, s.monthlyInterestRate);
     const totalAmount = free ? amount : installmentAmount * count;
     const last = totalAmount - installmentAmount * (count - 1);
-    if (count > 1 && (installmentAmount < s.minInstallmentAmount || last < 1)) continue;
+    if (installmentAmount < s.minInstallmentAmount || last < 1) continue;
     plans.push({ count, installmentAmount, totalAmount, interestFree: free, monthlyInterestRate: free ? 0 : s.monthlyInterestRate });
   }
   return plans;

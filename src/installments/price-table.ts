@@ -61,13 +61,12 @@ export function pricePlan(amount: number, count: number, ratePercent: number): I
   return { count, installmentAmount, totalAmount: installmentAmount * count, interestFree: false, monthlyInterestRate: ratePercent };
 }
 
-/** Every plan the settings allow for `amount`, from 1 to maxCount; plans below the minimum installment left out. */
+/** Every plan the settings allow for `amount`, from 1 to maxCount; plans below the minimum installment left out (DESIGN.md), one installment included. */
 export function quotePlans(amount: number, s: InstallmentSettings): InstallmentQuote[] {
   const plans: InstallmentQuote[] = [];
   for (let count = 1; count <= s.maxCount; count++) {
     const plan = pricePlan(amount, count, count <= s.interestFreeCount ? 0 : s.monthlyInterestRate);
-    // One installment is the whole amount: always offered, whatever the minimum.
-    if (count > 1 && !offerable(plan, s.minInstallmentAmount)) continue;
+    if (!offerable(plan, s.minInstallmentAmount)) continue;
     plans.push(plan);
   }
   return plans;
