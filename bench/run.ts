@@ -16,6 +16,7 @@ import { waitForHealth } from './health';
 import { processCpuMs } from './proc-cpu';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 import { today } from '../src/gateways/common';
+import { addInstallmentQuotes } from './installment-quotes';
 
 /**
  * `npm run bench`: on this machine, (a) direct calls to the Pagar.me emulator, (b) the same calls through a plain
@@ -245,6 +246,7 @@ async function main(): Promise<void> {
     }
   } else process.stdout.write('growth not measured (BENCH_GROWTH=0)\n');
   fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(summary, null, 2) + '\n');
+  await addInstallmentQuotes(routegate, account.apiKey); // the quote phase (bench/installment-quotes.ts): installmentQuotes in results.json
   if (c.non2xx > 0 || c.errors > 0) throw new Error('RouteGate answered errors under load; figures are not comparable');
   if (!summary.targetsMet) process.exitCode = 1;
 }

@@ -22,6 +22,7 @@ import { RequestLog } from './http/request-log';
 import { requestLoggerFactory } from './http/request-logger';
 import { censorSecrets, clientRequestId, requestSerializer, responseSerializer } from './lib/redact';
 import { chargeRoutes } from './charges/routes';
+import { installmentRoutes } from './installments/routes';
 import { coproducerRoutes } from './splits/routes';
 import { assertShippedMappings, loadMappings } from './mapping/loader';
 import { GatewayHttp } from './gateways/http-client';
@@ -213,6 +214,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await registerKeyRateLimit(api, { max: config.rateLimit, store: rateLimitStore() });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: () => config.publicUrl });
     await api.register(chargeRoutes, { deps: gatewayDeps, charges, validator });
+    await api.register(installmentRoutes);
     await api.register(coproducerRoutes, { coproducers });
     await api.register(eventRoutes, { events });
   }, { prefix: '/api/v1' });

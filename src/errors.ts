@@ -124,6 +124,8 @@ export const ERRORS = {
 
   // Accounts, settings and credentials (src/accounts/)
   SETTINGS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid settings: {fields}' },
+  INSTALLMENTS_NOT_OFFERED: { code: 'VALIDATION_ERROR', message: '{count} installments are not offered: {why} (GET /api/v1/installments lists the plans)' },
+  INSTALLMENTS_TOTAL_CHANGED: { code: 'VALIDATION_ERROR', message: 'the {count}-installment plan totals {total} cents, not the {quoted} quoted; quote again with GET /api/v1/installments' },
   WEBHOOK_TOKEN_OVERLAP_INVALID: { code: 'VALIDATION_ERROR', message: 'The hours the old webhook URLs keep working must be a whole number from 0 to 720' },
   CREDENTIALS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid {gateway} credentials: {fields}' },
   UNKNOWN_GATEWAY: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}' },
@@ -156,6 +158,7 @@ export const ERRORS = {
   MISSING_CREDENTIALS: { code: 'MISSING_CREDENTIALS', message: 'No {gateway} credentials stored for this account: store them with POST /api/v1/credentials' },
   METHOD_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} does not support {method} charges' },
   CURRENCY_NOT_SUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot charge {method} in {currency}' },
+  INSTALLMENTS_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot charge {count} installments in {currency}: {why}' },
   CARD_TOKEN_NOT_PORTABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'the card token belongs to {owner} and cannot be charged on {gateway}' },
   SPLIT_RECIPIENT_UNAVAILABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'split recipient ids belong to {owner} and are unknown to {gateway}' },
   SPLIT_COPRODUCER_UNAVAILABLE: {

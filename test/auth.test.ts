@@ -37,7 +37,8 @@ test('a valid key reaches the account', async () => {
     pagbank: `https://pay.example.com/api/v1/webhooks/pagbank/${token}`,
   });
   assert.deepEqual(res.body.data.settings, {
-    primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund', stripeRawCardData: false,
+    primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund',
+    installments: { maxCount: 12, interestFreeCount: 12, monthlyInterestRate: 0, minInstallmentAmount: 0 }, stripeRawCardData: false,
   });
   assert.equal(res.body.data.apiKey, undefined, 'the key is never returned');
 });

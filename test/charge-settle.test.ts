@@ -52,7 +52,7 @@ function charge(): ChargeRecord {
     id: newChargeId(), accountId: 'acc_1', gateway: 'pagarme', primaryGateway: 'pagarme', fallbackUsed: false, externalId: null,
     paymentMethod: 'credit_card', status: 'processing', amount: 1999, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null,
     description: 'Pedido', customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
-    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, declineCode: null,
+    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, installments: null, declineCode: null,
     errorCode: null, errorMessage: null, createdAt: '2026-11-26T10:00:00.000Z', updatedAt: '2026-11-26T10:00:00.000Z',
   };
 }

@@ -52,7 +52,7 @@ function charge(accountId: string, gateway: string): ChargeRecord {
     id: newChargeId(), accountId, gateway, primaryGateway: gateway, fallbackUsed: false, externalId: null,
     paymentMethod: 'credit_card', status: 'processing', amount: 1999, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null,
     description: null, customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
-    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, declineCode: null,
+    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, installments: null, declineCode: null,
     errorCode: null, errorMessage: null, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(),
   };
 }

@@ -122,6 +122,8 @@ test('one request (or more) per documented operation: every answer is documented
   await send('POST', '/api/v1/charges', '/api/v1/charges', { key: '' , body: pix });
   const id = created.body.data.id;
 
+  await send('GET', '/api/v1/installments', '/api/v1/installments?amount=100000&gateway=pagbank');
+  await send('GET', '/api/v1/installments', '/api/v1/installments?amount=0');
   await send('GET', '/api/v1/charges', '/api/v1/charges?limit=2');
   await send('GET', '/api/v1/charges', '/api/v1/charges?limit=500');
   await send('GET', '/api/v1/charges/{id}', `/api/v1/charges/${id}`);

@@ -35,7 +35,7 @@ function charge(over: Partial<ChargeRecord> = {}): ChargeRecord {
     id: `chg_${serial}`, accountId: 'acc_1', gateway: 'gw_a', primaryGateway: 'gw_a', fallbackUsed: false, externalId: null,
     paymentMethod: 'credit_card', status: 'processing', amount: 10_990, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null,
     description: 'Pedido 1', customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
-    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, declineCode: null,
+    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, installments: null, declineCode: null,
     errorCode: null, errorMessage: null, createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-05-01T10:00:00.000Z', ...over,
   };
 }
@@ -51,6 +51,7 @@ test('a charge reads back as it was written: booleans, null, JSON fields and cen
     fallbackUsed: true, captured: false, externalId: 'ext_rt', refs: { chargeId: 'ch_rt' }, amount: 2 ** 40, paidAmount: 1,
     card: { brand: 'visa', last4: '4242' } as ChargeRecord['card'], metadata: { pedido: 'ação 1' },
     split: [{ recipientId: 're_1', amount: 500 }] as unknown as ChargeRecord['split'], pixExpiresAt: '2024-05-02T00:00:00.000Z',
+    installments: { count: 3, installmentAmount: 334, totalAmount: 1000, interestFree: true },
   });
   await charges.insert(c, { owner: 'creator', expiresAt: 123 });
   assert.deepEqual(await charges.get('acc_1', c.id), c);

@@ -98,7 +98,7 @@ async function scenario(r: Repos): Promise<unknown[]> {
       paymentMethod: pick(['pix', 'boleto', 'credit_card']), status: pick(['approved', 'declined', 'processing', 'refunded', 'failed']),
       amount: Math.floor(rand() * 1e12), paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: pick([null, true, false]),
       description: pick([null, 'Pedido nº 1', '']), customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
-      metadata: pick([null, { pedido: 'ação', n: '1' }]), split: null, card: null, declineCode: null, errorCode: null, errorMessage: null,
+      metadata: pick([null, { pedido: 'ação', n: '1' }]), split: null, installments: pick([null, { count: 3, installmentAmount: 334, totalAmount: 1000, interestFree: true }]), card: null, declineCode: null, errorCode: null, errorMessage: null,
       createdAt: pick(times), updatedAt: '2024-01-01T00:00:00.000Z',
     };
     await r.charges.insert(c, { owner: 'creator', expiresAt: Math.floor(rand() * 3) * 1_000 });

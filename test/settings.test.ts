@@ -17,7 +17,7 @@ test('settings accept spec labels and pagseguro and store canonical ids', async 
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(res.body, {
     success: true,
-    data: { primaryGateway: 'stripe', gatewayFallbacks: ['pagbank', 'pagarme', 'asaas'], compatibilityMode: 'mercadopago', responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund', stripeRawCardData: false },
+    data: { primaryGateway: 'stripe', gatewayFallbacks: ['pagbank', 'pagarme', 'asaas'], compatibilityMode: 'mercadopago', responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund', installments: { maxCount: 12, interestFreeCount: 12, monthlyInterestRate: 0, minInstallmentAmount: 0 }, stripeRawCardData: false },
   });
   const me = await svc.call('GET', '/api/v1/clients/me', { key });
   assert.equal(me.body.data.settings.primaryGateway, 'stripe');
@@ -29,7 +29,7 @@ test('a patch changes only the fields it names and answers with the whole settin
   const res = await patch({ responseFormat: 'normalized', webhookForwardUrl: 'https://shop.example.com/hooks' });
   assert.deepEqual(res.body.data, {
     primaryGateway: 'pagarme', gatewayFallbacks: ['stripe'], compatibilityMode: null, responseFormat: 'normalized', webhookForwardUrl: 'https://shop.example.com/hooks', orphanPolicy: 'refund',
-    stripeRawCardData: false,
+    installments: { maxCount: 12, interestFreeCount: 12, monthlyInterestRate: 0, minInstallmentAmount: 0 }, stripeRawCardData: false,
   });
   const notify = await patch({ orphanPolicy: 'notify' });
   assert.equal(notify.body.data.orphanPolicy, 'notify');

@@ -1,3 +1,5 @@
+import { installmentSettingsErrors } from '../installments/settings';
+import type { InstallmentSettings } from '../installments/price-table';
 import { resolveGatewayId } from '../gateways/registry-ids';
 import { fieldSummary, rgError, type FieldError } from '../errors';
 import type { SettingsRow } from '../store/accounts';
@@ -12,6 +14,8 @@ export interface SettingsPatch {
   responseFormat?: SettingsRow['responseFormat'];
   webhookForwardUrl?: string | null;
   orphanPolicy?: SettingsRow['orphanPolicy'];
+  /** The fields sent replace the stored ones (docs/installments.md). */
+  installments?: Partial<InstallmentSettings>;
   /** Settings a gateway declares for itself (descriptor.accountSettings); the schema lists them. */
   [gatewaySetting: string]: unknown;
 }
@@ -28,6 +32,10 @@ export function applySettingsPatch(current: SettingsRow, patch: SettingsPatch): 
   if (patch.responseFormat !== undefined) next.responseFormat = patch.responseFormat;
   if (patch.webhookForwardUrl !== undefined) next.webhookForwardUrl = patch.webhookForwardUrl;
   if (patch.orphanPolicy !== undefined) next.orphanPolicy = patch.orphanPolicy;
+  if (patch.installments !== undefined) {
+    next.installments = { ...current.installments, ...patch.installments };
+    errors.push(...installmentSettingsErrors(next.installments));
+  }
   for (const name of gatewaySettingNames()) if (patch[name] !== undefined) next[name] = patch[name];
   if (patch.gatewayFallbacks !== undefined) {
     next.gatewayFallbacks = patch.gatewayFallbacks.map((g) => resolveGatewayId(g)!);

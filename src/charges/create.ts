@@ -78,12 +78,13 @@ export class ChargeCreation {
     const now = nowIso();
     const charge: ChargeRecord = {
       id: newChargeId(), accountId: account.id, gateway: plan.first, primaryGateway: plan.first, fallbackUsed: false, externalId: null,
-      paymentMethod: request.paymentMethod, status: 'processing', amount: request.amount, paidAmount: 0, refundedAmount: 0,
+      paymentMethod: request.paymentMethod, status: 'processing', amount: plan.amount, paidAmount: 0, refundedAmount: 0,
       currency: request.currency, captured: null, description: request.description ?? null, customerId: request.customerId ?? null,
       refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null, declineCode: null, errorCode: null,
       errorMessage: null, createdAt: now, updatedAt: now,
     };
     charge.metadata = request.metadata ?? null;
+    charge.installments = plan.installments ?? null;
     // Every fact a later operation needs is in the row before the first gateway call: the split the first attempt
     // carries (a refund after a crash reverses the recipients' shares by it), and the customer (set below when
     // RouteGate registers the payer).

@@ -6,6 +6,8 @@ import { MappingAmountError } from '../mapping/amount-guard';
 /** Reasons an attempt was skipped before any network call. */
 export type SkipReason = 'MISSING_CREDENTIALS' | 'CARD_TOKEN_NOT_PORTABLE' | 'GATEWAY_UNSUPPORTED_OPERATION' | 'SPLIT_RECIPIENT_UNAVAILABLE'
   | 'CURRENCY_NOT_SUPPORTED'
+  // a card plan in installments the gateway's API cannot charge (count, currency, smallest installment)
+  | 'INSTALLMENTS_UNSUPPORTED'
   // what the real API refuses a charge without (ChargeRequirement data on the adapters)
   | 'RAW_CARD_NOT_ACCEPTED' | 'MISSING_PAYER_DATA' | 'AUTHENTICATION_REQUIRED';
 
@@ -34,6 +36,7 @@ export const FALLBACK_ON_SKIP: Record<SkipReason, boolean> = {
   CARD_TOKEN_NOT_PORTABLE: true,
   SPLIT_RECIPIENT_UNAVAILABLE: true,
   CURRENCY_NOT_SUPPORTED: true,
+  INSTALLMENTS_UNSUPPORTED: true,
   RAW_CARD_NOT_ACCEPTED: true,
   MISSING_PAYER_DATA: true,
   AUTHENTICATION_REQUIRED: true,

@@ -40,6 +40,8 @@ export function chargeView(c: ChargeRecord): Record<string, unknown> {
   if (c.metadata) v.metadata = c.metadata;
   // The split as applied on the charge's gateway: its recipient ids, amounts in cents.
   if (c.split) v.split = c.split;
+  // A card charge in installments: the plan it was charged with (amount is its totalAmount).
+  if (c.installments) v.installments = c.installments;
   if (c.declineCode) v.declineCode = c.declineCode;
   // A chargeback, never a refund: refundedAmount above is only what was refunded (docs/charges.md, "Disputes").
   if (c.dispute) v.dispute = publicDispute(c.dispute);

@@ -9,6 +9,8 @@ import type { SkipReason } from './outcomes';
 import { knownPayer } from './payer';
 import { registrablePayer, type RegistrablePayer } from './customer-registration';
 import { unmetRequirement } from './requirements';
+import { priceCharge, ruleRefuses } from '../installments/charge-plan';
+import type { InstallmentPlan } from '../installments/price-table';
 import { prepareSplit } from '../splits/prepare';
 import { resolveSplitFor, withOwnRecipient, type SplitResolution } from '../splits/resolve';
 
@@ -44,6 +46,10 @@ function chargesCurrency(currencies: readonly string[], method: NormalizedCharge
 export interface AttemptPlan {
   first: GatewayId;
   attempts: PlannedAttempt[];
+  /** What every attempt charges: the request's amount, or its installment plan's total (src/installments/charge-plan.ts). */
+  amount: number;
+  /** A card charge in installments: the plan, the same on every gateway. */
+  installments?: InstallmentPlan;
 }
 
 /**
@@ -52,8 +58,10 @@ export interface AttemptPlan {
  * (card tokens, saved payment methods, customers, split recipient ids).
  */
 export async function planAttempts(
-  store: Store, vault: CredentialVault, accountId: string, settings: SettingsRow, request: NormalizedCharge, opts: { compatGateway?: GatewayId } = {},
+  store: Store, vault: CredentialVault, accountId: string, settings: SettingsRow, asked: NormalizedCharge, opts: { compatGateway?: GatewayId } = {},
 ): Promise<AttemptPlan> {
+  // The plan (and so the total) is fixed before any gateway is chosen: a fallback never changes what the buyer pays.
+  const { request, plan: installments } = priceCharge(settings, asked, { native: opts.compatGateway !== undefined });
   const named = request.gateway === undefined ? undefined : resolveGatewayId(request.gateway);
   const first = named ?? (settings.primaryGateway as GatewayId | null) ?? undefined;
   if (!first) {
@@ -92,6 +100,10 @@ export async function planAttempts(
     if (!chargesCurrency(adapter.currencies, request.paymentMethod, request.currency)) {
       return skip('CURRENCY_NOT_SUPPORTED', rgError('CURRENCY_NOT_SUPPORTED', { gateway, method: method.replace('_', ' '), currency: request.currency }, extra));
     }
+    if (installments) {
+      const why = ruleRefuses(adapter.installments, installments, request.currency);
+      if (why) return skip('INSTALLMENTS_UNSUPPORTED', rgError('INSTALLMENTS_UNSUPPORTED', { gateway, count: installments.count, currency: request.currency, why }, extra));
+    }
     if (hasToken && gateway !== tokenHome) {
       return skip('CARD_TOKEN_NOT_PORTABLE', rgError('CARD_TOKEN_NOT_PORTABLE', { owner: tokenHome, gateway }, extra));
     }
@@ -121,5 +133,5 @@ export async function planAttempts(
     }
     return registerPayer ? { gateway, charge, credentials, registerPayer } : { gateway, charge, credentials };
   });
-  return { first, attempts };
+  return installments ? { first, attempts, amount: request.amount, installments } : { first, attempts, amount: request.amount };
 }

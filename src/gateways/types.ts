@@ -78,6 +78,8 @@ export interface NormalizedCharge {
   creditCard?: {
     number?: string; holderName?: string; expMonth?: number; expYear?: number; cvv?: string;
     installments?: number; token?: string; paymentMethodId?: string;
+    /** The plan's total as quoted (GET /api/v1/installments), cents: the charge is refused if it is no longer that. */
+    installmentsTotal?: number;
   };
   pix?: { expiresInSeconds?: number };
   boleto?: { dueDate?: string; instructions?: string };
@@ -264,6 +266,19 @@ export interface ChargeRequirement {
   why: string;
 }
 
+/**
+ * What a gateway's API takes for a card charge in installments (docs/installments.md): the currencies it offers them
+ * in, its highest count and its smallest installment (cents). A plan outside these is not sent there: the router
+ * skips the gateway with the rule's reason.
+ */
+export interface InstallmentRule {
+  currencies: readonly string[];
+  maxCount: number;
+  minInstallmentAmount?: number;
+  /** The gateway's documented limit, said once in the skip's message. */
+  why: string;
+}
+
 /** Capabilities as data: the router checks them before any network call. */
 export type CapabilityTable = Record<PaymentMethod, Record<ChargeOperation, Capability>> & { customer: Capability };
 
@@ -281,6 +296,8 @@ export interface GatewayAdapter {
   split?: SplitCapability;
   /** What the real API refuses a charge without (checked by the router with the capabilities). */
   requirements?: readonly ChargeRequirement[];
+  /** Card installments as the real API takes them; absent: the gateway charges cards in one payment only. */
+  installments?: InstallmentRule;
   /** ISO 4217 codes (upper-case) this gateway charges cards in; pix and boleto are BRL everywhere. */
   currencies: readonly string[];
   /**

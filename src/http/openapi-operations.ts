@@ -144,6 +144,10 @@ export const OPERATIONS: Record<string, Operation> = {
     success: { status: 200, description: "taken (see the token form); the account is the one whose charge the event names, and an event matching no account is acknowledged", schema: ref('webhook-receipt') },
     errors: [400, 401, 404, 409, 413, 500, 502], public: true,
   },
+  'GET /api/v1/installments': {
+    success: { status: 200, description: "the plans for the amount (count, installment, total, interest), from the account's installment settings", schema: ref('installment-quote-response') },
+    errors: [400],
+  },
   'GET /api/v1/events': { success: { status: 200, description: 'a page of events, newest first', schema: ref('event-list-response') }, errors: [] },
   'GET /api/v1/events/:id': { success: { status: 200, description: 'the event as forwarded, with every delivery and attempt', schema: ref('event-response') }, errors: [404] },
   'POST /api/v1/events/:id/redeliver': {

@@ -1,3 +1,4 @@
+import { DEFAULT_INSTALLMENT_SETTINGS, type InstallmentSettings } from '../installments/price-table';
 import type { DB } from './db';
 import { clock } from '../lib/clock';
 import { nowIso } from './db';
@@ -27,6 +28,8 @@ export interface SettingsRow {
    * `notify` only announces it (payment.orphaned). docs/charges.md, "Orphans".
    */
   orphanPolicy: 'refund' | 'notify';
+  /** The account's installment plans (docs/installments.md); the defaults until the account sets them. */
+  installments: InstallmentSettings;
   /** The settings gateways declare for themselves (descriptor.accountSettings), flattened beside these. */
   [gatewaySetting: string]: unknown;
 }
@@ -34,14 +37,14 @@ export interface SettingsRow {
 const CORE_SETTINGS = { primaryGateway: null, gatewayFallbacks: [], compatibilityMode: null, responseFormat: 'full', webhookForwardUrl: null, orphanPolicy: 'refund' } as const;
 
 export function defaultSettings(): SettingsRow {
-  return { ...CORE_SETTINGS, gatewayFallbacks: [], ...gatewaySettingDefaults() };
+  return { ...CORE_SETTINGS, gatewayFallbacks: [], installments: { ...DEFAULT_INSTALLMENT_SETTINGS }, ...gatewaySettingDefaults() };
 }
 
 interface RawAccount { id: string; name: string; email: string; active: number; webhook_token: string; compat_passthrough: number; created_at: string; updated_at: string }
 /** A settings row as both stores return it. */
 export interface RawSettings {
   primary_gateway: string | null; gateway_fallbacks: string; compatibility_mode: string | null; response_format: string; webhook_forward_url: string | null;
-  gateway_settings: string; orphan_policy?: string | null;
+  gateway_settings: string; orphan_policy?: string | null; installments?: string | null;
 }
 
 function toAccount(r: RawAccount): AccountRow {
@@ -85,7 +88,7 @@ export class AccountsRepository {
     this.setActiveStmt = db.prepare('UPDATE accounts SET active = ?, updated_at = ? WHERE id = ?');
     this.settingsById = db.prepare('SELECT * FROM settings WHERE account_id = ?');
     this.updateSettingsStmt = db.prepare(
-      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, orphan_policy = ?, updated_at = ? WHERE account_id = ?',
+      'UPDATE settings SET primary_gateway = ?, gateway_fallbacks = ?, compatibility_mode = ?, response_format = ?, webhook_forward_url = ?, gateway_settings = ?, orphan_policy = ?, installments = ?, updated_at = ? WHERE account_id = ?',
     );
     this.compatModeStmt = db.prepare('SELECT compatibility_mode FROM settings WHERE account_id = ?').pluck();
     this.indexCompatIdsStmt = db.prepare(INDEX_COMPAT_IDS_SQL);
@@ -166,7 +169,7 @@ export class AccountsRepository {
     const save = (): void => {
       const current = this.compatModeStmt.get(id) as string | null | undefined; // undefined: no settings row
       const turnedOn = s.compatibilityMode !== null && current !== undefined && current !== s.compatibilityMode;
-      this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), s.orphanPolicy ?? 'refund', nowIso(), id);
+      this.updateSettingsStmt.run(s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), s.orphanPolicy ?? 'refund', installmentsColumn(s), nowIso(), id);
       if (turnedOn) this.indexCompatIdsStmt.run({ account: id, gateway: s.compatibilityMode });
     };
     if (this.db.inTransaction) save(); else this.db.transaction(save)();
@@ -190,6 +193,15 @@ export function pickGatewaySettings(s: SettingsRow): Record<string, unknown> {
   return Object.fromEntries(gatewaySettingNames().filter((n) => s[n] !== undefined).map((n) => [n, s[n]]));
 }
 
+/** The installments column (both stores): NULL while the account keeps the defaults. */
+export function installmentsColumn(s: SettingsRow): string | null {
+  const i = s.installments;
+  if (!i) return null;
+  const d = DEFAULT_INSTALLMENT_SETTINGS;
+  const isDefault = i.maxCount === d.maxCount && i.interestFreeCount === d.interestFreeCount && i.monthlyInterestRate === d.monthlyInterestRate && i.minInstallmentAmount === d.minInstallmentAmount;
+  return isDefault ? null : JSON.stringify(i);
+}
+
 /** A settings row as the API sees it: the defaults when there is none, gateway settings flattened beside the core ones (both stores). */
 export function toSettings(r: RawSettings | undefined): SettingsRow {
   if (!r) return defaultSettings();
@@ -204,5 +216,6 @@ export function toSettings(r: RawSettings | undefined): SettingsRow {
     responseFormat: r.response_format as SettingsRow['responseFormat'],
     webhookForwardUrl: r.webhook_forward_url,
     orphanPolicy: r.orphan_policy === 'notify' ? 'notify' : 'refund',
+    installments: r.installments ? { ...DEFAULT_INSTALLMENT_SETTINGS, ...(JSON.parse(r.installments) as Partial<InstallmentSettings>) } : { ...DEFAULT_INSTALLMENT_SETTINGS },
   };
 }

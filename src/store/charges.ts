@@ -1,3 +1,4 @@
+import type { InstallmentPlan } from '../installments/price-table';
 import type { DB } from './db';
 import { nowIso } from './db';
 import type { AppliedSplitItem, NormalizedCard } from '../gateways/types';
@@ -46,6 +47,8 @@ export interface ChargeRecord {
   split?: AppliedSplitItem[] | null;
   /** A chargeback on the charge (migration 021): never a refund, refundedAmount does not move with it. */
   dispute?: ChargeDispute | null;
+  /** A card charge in installments: the plan it was charged with (migration 024); amount is its totalAmount. */
+  installments?: InstallmentPlan | null;
   declineCode: string | null;
   errorCode: string | null;
   errorMessage: string | null;
@@ -150,11 +153,11 @@ const COLUMNS: Array<[keyof ChargeRecord, string]> = [
   ['refundedAmount', 'refunded_amount'], ['currency', 'currency'], ['captured', 'captured'], ['description', 'description'],
   ['customerId', 'customer_id'], ['refs', 'refs'], ['pixQrCode', 'pix_qr_code'], ['pixCopyPaste', 'pix_copy_paste'], ['boletoUrl', 'boleto_url'],
   ['boletoBarcode', 'boleto_barcode'], ['boletoBarcodeNumber', 'boleto_barcode_number'], ['pixExpiresAt', 'pix_expires_at'],
-  ['boletoDueDate', 'boleto_due_date'], ['card', 'card'], ['metadata', 'metadata'], ['split', 'split'], ['dispute', 'dispute'], ['declineCode', 'decline_code'], ['errorCode', 'error_code'], ['errorMessage', 'error_message'],
+  ['boletoDueDate', 'boleto_due_date'], ['card', 'card'], ['metadata', 'metadata'], ['split', 'split'], ['dispute', 'dispute'], ['installments', 'installments'], ['declineCode', 'decline_code'], ['errorCode', 'error_code'], ['errorMessage', 'error_message'],
   ['createdAt', 'created_at'], ['updatedAt', 'updated_at'],
 ];
 
-const JSON_COLUMNS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split', 'dispute']);
+const JSON_COLUMNS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split', 'dispute', 'installments']);
 
 // Rows travel as arrays in COLUMNS order (positional parameters, `raw()` statements): better-sqlite3 reads and
 // builds objects of ~35 named properties through V8's API one property at a time, which cost ~3 µs a row.

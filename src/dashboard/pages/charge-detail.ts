@@ -7,6 +7,7 @@ import { gatewayName } from '../gateway-labels';
 import { ownAccount, type DashboardDeps, type DashboardPage } from '../context';
 import type { ChargeRecord } from '../../store/charges';
 import type { ChargeResult } from '../../charges/orchestrator';
+import { lastInstallment, type InstallmentPlan } from '../../installments/price-table';
 
 const ACTIONS = ['capture', 'cancel', 'refund'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -50,6 +51,7 @@ export const chargeDetail: DashboardPage = {
   <dt>Status</dt><dd><span class="badge s-${c.status}" id="charge-status">${c.status}</span>${c.captured === false ? ' (authorized, not captured)' : ''}</dd>
   <dt>Amount</dt><dd>${formatMoney(c.amount, c.currency)}${c.refundedAmount ? html` · refunded ${formatMoney(c.refundedAmount, c.currency)}` : ''}</dd>
   <dt>Method</dt><dd>${c.paymentMethod}${c.card ? html` · ${c.card.brand ?? ''} •••• ${c.card.last4 ?? ''}` : ''}</dd>
+  ${c.installments ? html`<dt>Installments</dt><dd id="charge-installments">${planText(c.installments, c.currency)}</dd>` : ''}
   <dt>Gateway</dt><dd>${gatewayName(c.gateway) || '–'}${c.fallbackUsed ? html` <span class="badge warn">fallback from ${gatewayName(c.primaryGateway)}</span>` : ''}</dd>
   <dt>Gateway id</dt><dd><code>${c.externalId ?? '–'}</code></dd>
   ${c.dispute ? html`<dt>Dispute</dt><dd id="charge-dispute"><span class="badge dispute-${c.dispute.status}">${c.dispute.status}</span> · ${formatMoney(c.dispute.amount, c.currency)}${c.dispute.reason ? html` · ${c.dispute.reason}` : ''} · opened ${formatDate(c.dispute.openedAt)}</dd>` : ''}
@@ -98,6 +100,13 @@ ${shown.length ? html`<section class="cards actions-row">${shown.map(actionForm)
     }
   },
 };
+
+/** A plan as a Brazilian checkout says it: `10x de R$ 111,27 (total R$ 1.112,70, com juros)`, the last one named when it differs. */
+export function planText(plan: InstallmentPlan, currency: string): string {
+  const last = lastInstallment(plan);
+  const lastText = last === plan.installmentAmount ? '' : `, última de ${formatMoney(last, currency)}`;
+  return `${plan.count}x de ${formatMoney(plan.installmentAmount, currency)} (total ${formatMoney(plan.totalAmount, currency)}${lastText}, ${plan.interestFree ? 'sem juros' : 'com juros'})`;
+}
 
 /** The service's limits are in cents (`amount must be <= 7500`); the form speaks reais (`<= R$ 75,00`). */
 function inReais(errors: FormErrors, currency: string): FormErrors {

@@ -109,6 +109,7 @@ export const asaasAdapter: GatewayAdapter = {
   id: 'asaas',
   amountUnit: 'major',
   currencies: ['BRL'],
+  installments: { currencies: ['BRL'], maxCount: 21, why: 'takes installmentCount up to 21 on credit cards' },
   keepsIdempotencyKeys: false,
   lookupProvesAbsence: true,
   defaultBaseUrl: 'https://api.asaas.com',

@@ -63,6 +63,10 @@ export function paymentErrors(body: Json, customerExists: (id: string) => boolea
   if (body.billingType === 'CREDIT_CARD' && (typeof body.remoteIp !== 'string' || body.remoteIp === '')) {
     errors.push({ code: 'invalid_remoteIp', description: 'O campo remoteIp deve ser informado.' });
   }
+  // Card plans go up to 21 installments (docs/installments.md).
+  if (body.billingType === 'CREDIT_CARD' && body.installmentCount !== undefined && (!Number.isInteger(body.installmentCount) || body.installmentCount < 1 || body.installmentCount > 21)) {
+    errors.push({ code: 'invalid_installmentCount', description: 'O número de parcelas deve ser de 1 a 21 para cartão de crédito.' });
+  }
   if (typeof body.value !== 'number' || !Number.isFinite(body.value) || body.value <= 0) {
     errors.push({ code: 'invalid_value', description: 'O valor da cobrança deve ser informado.' });
   }

@@ -36,6 +36,7 @@ export const pagarmeAdapter: GatewayAdapter = {
   id: 'pagarme',
   amountUnit: 'minor',
   currencies: ['BRL'],
+  installments: { currencies: ['BRL'], maxCount: 12, why: 'takes credit_card.installments from 1 to 12' },
   keepsIdempotencyKeys: true,
   lookupProvesAbsence: true,
   defaultBaseUrl: 'https://api.pagar.me',

@@ -152,6 +152,8 @@ export function chargeProblem(charge: Json, path: string, unit: Unit): Problem |
     return undefined;
   }
   if (method.installments !== undefined && (!Number.isInteger(method.installments) || method.installments < 1 || method.installments > 18)) return invalid('payment_method.installments');
+  // pagbank.md: an installment is at least R$ 5,00; a plan of smaller installments is refused.
+  if (Number.isInteger(method.installments) && method.installments > 1 && toCents(charge.amount.value, unit)! / method.installments < 500) return invalid('payment_method.installments');
   const card = method.card;
   if (!card) return missing('payment_method.card');
   if (card.encrypted !== undefined || card.id !== undefined) return undefined; // opaque: the emulator approves them

@@ -135,6 +135,7 @@ export const stripeAdapter: GatewayAdapter = {
   id: 'stripe',
   amountUnit: 'minor',
   currencies: ['BRL', 'USD', 'EUR', 'GBP', 'MXN', 'CAD', 'AUD'],
+  installments: { currencies: ['MXN', 'JPY'], maxCount: 24, why: 'documents card installments only in Mexico (MXN) and Japan (JPY)' },
   keepsIdempotencyKeys: true,
   lookupProvesAbsence: false,
   defaultBaseUrl: 'https://api.stripe.com',

@@ -1,6 +1,6 @@
 import { nowIso } from '../db';
 import { clock } from '../../lib/clock';
-import { type AccountRow, type RawSettings, type SettingsRow, pickGatewaySettings, toSettings } from '../accounts';
+import { type AccountRow, type RawSettings, type SettingsRow, installmentsColumn, pickGatewaySettings, toSettings } from '../accounts';
 import { atomically, type Queryable } from './queryable';
 import { notifySql } from './change-feed';
 import { cachedRead, type PgReadCaches, writeThrough } from './read-caches';
@@ -29,10 +29,10 @@ const SQL = {
   setPassthrough: `UPDATE accounts SET compat_passthrough = $1, updated_at = $2 WHERE id = $3 RETURNING ${notifySql('accounts')}`,
   all: `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`,
   setActive: `UPDATE accounts SET active = $1, updated_at = $2 WHERE id = $3 RETURNING ${notifySql('accounts')}`,
-  settingsById: `SELECT primary_gateway, gateway_fallbacks, compatibility_mode, response_format, webhook_forward_url, gateway_settings, orphan_policy
+  settingsById: `SELECT primary_gateway, gateway_fallbacks, compatibility_mode, response_format, webhook_forward_url, gateway_settings, orphan_policy, installments
     FROM settings WHERE account_id = $1`,
   saveSettings: `UPDATE settings SET primary_gateway = $1, gateway_fallbacks = $2, compatibility_mode = $3, response_format = $4, webhook_forward_url = $5,
-    gateway_settings = $6, updated_at = $7, orphan_policy = $9 WHERE account_id = $8 RETURNING ${notifySql('settings')}`,
+    gateway_settings = $6, updated_at = $7, orphan_policy = $9, installments = $10 WHERE account_id = $8 RETURNING ${notifySql('settings')}`,
   compatModeForUpdate: 'SELECT compatibility_mode FROM settings WHERE account_id = $1 FOR UPDATE',
   // Waits for every transaction writing charges to end and holds new ones until this one commits (see saveSettings).
   holdChargeWriters: 'LOCK TABLE charges IN SHARE MODE',
@@ -120,7 +120,7 @@ export class PgAccountsRepository {
    * new mode. A rare operator action; only a change of mode takes the lock.
    */
   async saveSettings(id: string, s: SettingsRow): Promise<void> {
-    const values = [s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id, s.orphanPolicy ?? 'refund'];
+    const values = [s.primaryGateway, JSON.stringify(s.gatewayFallbacks), s.compatibilityMode, s.responseFormat, s.webhookForwardUrl, JSON.stringify(pickGatewaySettings(s)), nowIso(), id, s.orphanPolicy ?? 'refund', installmentsColumn(s)];
     await writeThrough(this.shared.feed, () => atomically(this.q, async (tx) => {
       const { rows } = await tx.query<{ compatibility_mode: string | null }>(SQL.compatModeForUpdate, [id]);
       const turnedOn = s.compatibilityMode !== null && rows[0] !== undefined && rows[0].compatibility_mode !== s.compatibilityMode;

@@ -12,13 +12,13 @@ const COLUMN: Record<keyof ChargeRecord, string> = {
   refundedAmount: 'refunded_amount', currency: 'currency', captured: 'captured', description: 'description',
   customerId: 'customer_id', refs: 'refs', pixQrCode: 'pix_qr_code', pixCopyPaste: 'pix_copy_paste', boletoUrl: 'boleto_url',
   boletoBarcode: 'boleto_barcode', boletoBarcodeNumber: 'boleto_barcode_number', pixExpiresAt: 'pix_expires_at',
-  boletoDueDate: 'boleto_due_date', card: 'card', metadata: 'metadata', split: 'split', dispute: 'dispute', declineCode: 'decline_code', errorCode: 'error_code',
+  boletoDueDate: 'boleto_due_date', card: 'card', metadata: 'metadata', split: 'split', dispute: 'dispute', installments: 'installments', declineCode: 'decline_code', errorCode: 'error_code',
   errorMessage: 'error_message', createdAt: 'created_at', updatedAt: 'updated_at',
 };
 const KEYS = Object.keys(COLUMN) as Array<keyof ChargeRecord>;
 /** Named columns, never `*`: a prepared `SELECT *` fails in every other process once a migration adds a column. */
 const SELECT = KEYS.map((k) => COLUMN[k]).join(', ');
-const JSON_KEYS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split', 'dispute']);
+const JSON_KEYS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split', 'dispute', 'installments']);
 
 /** A field as its column holds it: booleans 0/1 and JSON text, as in the SQLite store. */
 function toColumn(key: keyof ChargeRecord, v: unknown): unknown {

@@ -1,0 +1,21 @@
+import type { GatewayId } from '../gateways/registry-ids';
+import type { InstallmentRule } from '../gateways/types';
+import { ruleRefuses } from './charge-plan';
+import { quotePlans, type InstallmentQuote, type InstallmentSettings } from './price-table';
+
+export interface QuoteAnswer {
+  amount: number;
+  gateway: GatewayId | null;
+  source: 'settings' | 'gateway';
+  plans: InstallmentQuote[];
+}
+
+/**
+ * The account's plans for `amount` (BRL card charges); for a gateway, only those it can charge: a plan it would be
+ * skipped for is not shown, so what the buyer picks is what that gateway (or a fallback) charges.
+ */
+export function quoteFor(settings: InstallmentSettings, amount: number, gateway?: { id: GatewayId; rule: InstallmentRule | undefined }): QuoteAnswer {
+  let plans = quotePlans(amount, settings);
+  if (gateway) plans = plans.filter((p) => p.count === 1 || ruleRefuses(gateway.rule, p, 'BRL') === undefined);
+  return { amount, gateway: gateway?.id ?? null, source: 'settings', plans };
+}
