@@ -279,6 +279,7 @@ export class ChargesRepository {
   private readonly orphansStmt;
   private readonly orphanActionStmt;
   private readonly findOrphanStmt;
+  private readonly linkKeyStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -320,6 +321,8 @@ export class ChargesRepository {
     this.orphansStmt = db.prepare('SELECT * FROM charge_orphans WHERE charge_id = ? ORDER BY found_at, gateway');
     this.orphanActionStmt = db.prepare('UPDATE charge_orphans SET action = ?, message = ?, updated_at = ? WHERE gateway = ? AND external_id = ?');
     this.findOrphanStmt = db.prepare('SELECT * FROM charge_orphans WHERE gateway = ? AND external_id = ?');
+    // IdempotencyRepository.linkCharge's statement, for birth(): the PostgreSQL store writes the link in the birth's statement.
+    this.linkKeyStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ? WHERE account_id = ? AND key = ?');
   }
 
   /** A create attempt's request is about to leave again (a same-key replay): the settle horizon counts from now. */
@@ -373,6 +376,26 @@ export class ChargesRepository {
     const values = toValues(c);
     values.push(lock.owner, lock.expiresAt, opSeq);
     this.insertStmt.run(values);
+  }
+
+  /**
+   * A create's first write, before its gateway call: the charge (locked by its creator, operation number 1 taken),
+   * its first attempt (in_flight, under its deterministic idempotency key), and the client's Idempotency-Key bound
+   * to the charge. Called in a transaction (Store.writeOne): on PostgreSQL it is one statement, one round trip.
+   */
+  async birth(c: ChargeRecord, lock: { owner: string; expiresAt: number }, attempt: AttemptRecord, clientKey?: string): Promise<void> {
+    await this.insert(c, lock, attempt.seq);
+    await this.addAttempt(c.id, attempt);
+    if (clientKey !== undefined) this.linkKeyStmt.run(c.id, c.accountId, clientKey);
+  }
+
+  /**
+   * An operation's last write, after its gateway call: how its attempt ended (finishAttempt), then settle(). Called
+   * in a transaction (Store.writeOne): on PostgreSQL it is one statement, one round trip.
+   */
+  async settleOperation(id: string, finished: AttemptRecord, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
+    await this.finishAttempt(id, finished);
+    return this.settle(id, patch, owner);
   }
 
   /** Set exactly these columns (and updated_at); nothing else in the row is written. */
