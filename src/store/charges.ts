@@ -280,6 +280,7 @@ export class ChargesRepository {
   private readonly orphanActionStmt;
   private readonly findOrphanStmt;
   private readonly linkKeyStmt;
+  private readonly linkOperationStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -323,6 +324,8 @@ export class ChargesRepository {
     this.findOrphanStmt = db.prepare('SELECT * FROM charge_orphans WHERE gateway = ? AND external_id = ?');
     // IdempotencyRepository.linkCharge's statement, for birth(): the PostgreSQL store writes the link in the birth's statement.
     this.linkKeyStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ? WHERE account_id = ? AND key = ?');
+    // IdempotencyRepository.linkOperation's statement, for beginOperation().
+    this.linkOperationStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ?, operation_seq = ? WHERE account_id = ? AND key = ?');
   }
 
   /** A create attempt's request is about to leave again (a same-key replay): the settle horizon counts from now. */
@@ -387,6 +390,21 @@ export class ChargesRepository {
     await this.insert(c, lock, attempt.seq);
     await this.addAttempt(c.id, attempt);
     if (clientKey !== undefined) this.linkKeyStmt.run(c.id, c.accountId, clientKey);
+  }
+
+  /**
+   * A follow-up's write before its gateway call: its operation number taken (nextSeq), its attempt recorded in_flight
+   * under the gateway key `<charge id>-<keyOp>-<seq>`, and the client's Idempotency-Key bound to it; answers the
+   * number. Called in a transaction (Store.writeOne) while the caller holds the charge's lock: on PostgreSQL one
+   * statement, one round trip.
+   */
+  async beginOperation(
+    chargeId: string, accountId: string, keyOp: string, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>, clientKey?: string,
+  ): Promise<number> {
+    const seq = await this.nextSeq(chargeId);
+    await this.addAttempt(chargeId, operationAttempt(chargeId, keyOp, seq, a));
+    if (clientKey !== undefined) this.linkOperationStmt.run(chargeId, seq, accountId, clientKey);
+    return seq;
   }
 
   /**
@@ -585,6 +603,15 @@ export class ChargesRepository {
 }
 
 /** What an attempt's end sets: the first nine parameters of both attempt statements, in their column order. */
+/** A follow-up's attempt as beginOperation records it: its number, and its gateway key made from it. */
+export function operationAttempt(chargeId: string, keyOp: string, seq: number, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>): AttemptRecord {
+  const attempt = a as AttemptRecord;
+  return {
+    seq, operation: attempt.operation, gateway: attempt.gateway, outcome: attempt.outcome, idempotencyKey: `${chargeId}-${keyOp}-${seq}`,
+    durationMs: attempt.durationMs, clientKey: attempt.clientKey ?? null, requestedAmount: attempt.requestedAmount ?? null,
+  };
+}
+
 function attemptValues(a: AttemptRecord): unknown[] {
   return [
     a.outcome, a.errorCode ?? null, a.failureKind ?? null, a.gatewayStatus ?? null, a.message ?? null, a.ambiguous ? 1 : 0,

@@ -1,5 +1,5 @@
 import {
-  FIXED, createSendFromRow, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
+  FIXED, createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
   type OrphanAction, type OrphanRecord,
 } from '../charges';
 import type { Queryable } from './pool';
@@ -101,6 +101,22 @@ const finishAttemptText = (charge: number, seq: number, first: number): string =
 const FINISH_ATTEMPT = { name: 'charges.finish-attempt', text: finishAttemptText(1, 2, 3) };
 /** The charge INSERT's values: every column of COLUMN, then lock_owner, lock_expires_at and op_seq. */
 const CHARGE_INSERT_VALUES = KEYS.length + 3;
+/**
+ * A follow-up's write before its gateway call as one statement: the operation number taken ($1 the charge, $2 its
+ * account, $3 the client's key or null, $4 the operation the gateway key names), its attempt inserted with that
+ * number and the gateway key made from it, and the client's key bound to it. The attempt's other columns follow.
+ */
+/** The attempt columns a follow-up's statement sends as values: all but those it makes from the number it takes. */
+const OPERATION_VALUES = ATTEMPT_INSERT.filter(([c]) => c !== 'seq' && c !== 'idempotency_key');
+const BEGIN_OPERATION = {
+  name: 'charges.begin-operation',
+  text: `WITH taken AS (UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq),
+      attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
+        SELECT taken.op_seq, $1 || '-' || $4::text || '-' || taken.op_seq, ${OPERATION_VALUES.map((_, i) => `$${5 + i}`).join(', ')} FROM taken),
+      linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM taken) WHERE account_id = $2 AND key = $3)
+    SELECT op_seq FROM taken`,
+};
+
 /**
  * A create's first write as one statement (one transaction: all of it or none): the charge row (locked by its
  * creator, op_seq taken), its first attempt, and the client's Idempotency-Key bound to the charge (a null key binds
@@ -266,6 +282,18 @@ export class PgChargesRepository {
     values.push(lock.owner, lock.expiresAt, attempt.seq, ...attemptInsertValues(c.id, attempt), clientKey ?? null);
     await this.q.query(withValues(BIRTH, values));
     this.notify(c.id, attempt);
+  }
+
+  /** ChargesRepository.beginOperation, in one statement (BEGIN_OPERATION). */
+  async beginOperation(
+    chargeId: string, accountId: string, keyOp: string, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>, clientKey?: string,
+  ): Promise<number> {
+    const values: unknown[] = [chargeId, accountId, clientKey ?? null, keyOp];
+    for (const [, value] of OPERATION_VALUES) values.push(value(chargeId, a as AttemptRecord));
+    const seq = (await this.q.query<{ op_seq: number }>(withValues(BEGIN_OPERATION, values))).rows[0]?.op_seq;
+    if (seq === undefined) throw new Error(`charge ${chargeId} is not stored`);
+    this.notify(chargeId, operationAttempt(chargeId, keyOp, seq, a));
+    return seq;
   }
 
   /**
