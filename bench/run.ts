@@ -15,13 +15,15 @@ import { seedCharges } from './seed';
 import { waitForHealth } from './health';
 import { processCpuMs } from './proc-cpu';
 import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
+import { measureWebhooks } from './webhooks';
 import { today } from '../src/gateways/common';
 import { addInstallmentQuotes } from './installment-quotes';
 
 /**
  * `npm run bench`: on this machine, (a) direct calls to the Pagar.me emulator, (b) the same calls through a plain
  * @fastify/http-proxy, (c) RouteGate normalized charges to the same emulator, each BENCH_RUNS (3) times; then list,
- * read and create latency on an empty database and on one with a million charges. Each server runs in its own
+ * read and create latency on an empty database and on one with a million charges; then the webhook phase
+ * (bench/webhooks.ts: saturation, receipt-to-backend latency, a burst with the backend down). Each server runs in its own
  * process so the load generator does not share their event loops. Writes bench/results.json; exits 1 when a
  * target is missed.
  */
@@ -195,6 +197,8 @@ async function main(): Promise<void> {
   const chargesMade = warmedUp[2] + runs[2].reduce((n, r) => n + r.requestsTotal, 0);
   const rssMb = rssOf(routegateProcess);
   const growth = GROWTH ? await measureGrowth(bin, env, charge) : undefined;
+  // The webhook phase (bench/webhooks.ts), on a RouteGate process of its own; BENCH_WEBHOOKS=0 skips it.
+  const webhooks = process.env.BENCH_WEBHOOKS === '0' ? undefined : await measureWebhooks(children);
 
   const cpuB = b.serverCpuMsPerRequest ?? NaN;
   const cpuC = c.serverCpuMsPerRequest ?? NaN;
@@ -204,6 +208,7 @@ async function main(): Promise<void> {
   };
   const targets = {
     cpuCoverBAtMost: 2, throughputCoverBAtLeast: 0.5, p99AddedAtMostMs: 2, rssAfterLoadAtMostMb: 200, growthAtMost: 1.5,
+    webhookCpuPerEventAtMostCharge: 1, webhookP99AtMostMs: 20, webhookBurstRssAtMostMb: 250,
   };
   const met = {
     cpu: ratios.cpuCoverB <= targets.cpuCoverBAtMost,
@@ -211,12 +216,19 @@ async function main(): Promise<void> {
     p99: ratios.p99AddedMs <= targets.p99AddedAtMostMs,
     rss: rssMb <= targets.rssAfterLoadAtMostMb,
     growth: growth ? Object.values(growth.ratio).every((r) => !(r > targets.growthAtMost)) : true,
+    ...(webhooks ? {
+      webhookCpu: webhooks.cpuPerEventMs <= cpuC * targets.webhookCpuPerEventAtMostCharge,
+      webhookP99: webhooks.p99ReceiptToBackendMs <= targets.webhookP99AtMostMs,
+      // Every event accepted in the burst is in the backend's dedupe once (duplicates on the wire are allowed).
+      webhookBurst: webhooks.burst.drained && webhooks.burst.accepted === webhooks.burst.events && webhooks.burst.delivered === webhooks.burst.events,
+      webhookBurstRss: webhooks.burst.peakRssMb <= targets.webhookBurstRssAtMostMb,
+    } : {}),
   };
   const summary = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadAverage: os.loadavg(), runs: RUNS, durationSeconds: DURATION,
     connections: CONNECTIONS, jitWarmupSeconds: JIT_WARMUP_SECONDS, latencyRatePerSec: LATENCY_RATE, latencySeconds: LATENCY_SECONDS, latencyWarmupSeconds: LATENCY_WARMUP_SECONDS, results, cpuPerRequestMs: { a: a.serversCpuMsPerRequest, b: cpuB, c: cpuC },
     cpuPerRequestMsAllPhases: { b: b.serverCpuMsPerRequestAllPhases, c: c.serverCpuMsPerRequestAllPhases },
-    ratios, rssAfterLoadMb: rssMb, chargesMade, growth, targets, met, targetsMet: Object.values(met).every(Boolean), allRuns: runs,
+    ratios, rssAfterLoadMb: rssMb, chargesMade, growth, webhooks, targets, met, targetsMet: Object.values(met).every(Boolean), allRuns: runs,
   };
   for (const r of results) {
     process.stdout.write(
@@ -245,6 +257,15 @@ async function main(): Promise<void> {
       line(!(growth.ratio[k] > targets.growthAtMost), `${k}: p50 ${growth.empty[k]} ms empty, ${growth.full[k]} ms with ${growth.seeded} charges (${growth.ratio[k].toFixed(2)}x, <= ${targets.growthAtMost}x)`);
     }
   } else process.stdout.write('growth not measured (BENCH_GROWTH=0)\n');
+  if (webhooks) {
+    const b = webhooks.burst;
+    process.stdout.write(`webhooks   ${webhooks.eventsPerSecond} events/s at saturation (${webhooks.gateways.join(', ')}), errors ${webhooks.saturationErrors}\n`);
+    line(met.webhookCpu!, `CPU per event ${webhooks.cpuPerEventMs} ms vs a charge's ${cpuC} ms (<= ${targets.webhookCpuPerEventAtMostCharge}x)`);
+    line(met.webhookP99!, `receipt to backend at ${webhooks.pacedRatePerSec} events/s: p50 ${webhooks.p50ReceiptToBackendMs} ms, p99 ${webhooks.p99ReceiptToBackendMs} ms (<= ${targets.webhookP99AtMostMs} ms); lost ${webhooks.pacedLost}`);
+    line(met.webhookBurst!, `burst of ${b.events} with the backend down: ${b.accepted} accepted in ${b.sendMs} ms, ${b.delivered} delivered once each `
+      + `(${b.duplicatesOnWire} duplicates on the wire), drained ${b.drainMs} ms after the backend came back${b.drained ? '' : ' (NOT drained: timed out)'}`);
+    line(met.webhookBurstRss!, `RouteGate RSS during the burst and drain at most ${b.peakRssMb} MB (<= ${targets.webhookBurstRssAtMostMb} MB)`);
+  } else process.stdout.write('webhooks not measured (BENCH_WEBHOOKS=0)\n');
   fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(summary, null, 2) + '\n');
   await addInstallmentQuotes(routegate, account.apiKey); // the quote phase (bench/installment-quotes.ts): installmentQuotes in results.json
   if (c.non2xx > 0 || c.errors > 0) throw new Error('RouteGate answered errors under load; figures are not comparable');

@@ -15,6 +15,9 @@ import { processCpuMs } from './proc-cpu';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { today } from '../src/gateways/common';
 import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
+import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
+import { readRoundTrips } from './round-trip-counter';
+import { cpuByPid, cpuSpent, pgProcesses } from './pg-cpu';
 
 /**
  * `npm run bench:scale` (issue 17 item 5): throughput of normalized charges (`POST /api/v1/charges`, credit card,
@@ -23,12 +26,20 @@ import { EMULATOR_NODE_FLAGS, resetEmulator } from './emulator-reset';
  * limits in memory and in Redis. The emulator direct is measured too: it is the ceiling every configuration shares.
  * Each server is its own process; the load generator runs here. Writes bench/scale-results.json.
  *
- * BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 30), BENCH_RUNS (default 1; targets interleaved),
+ * Per configuration it reports charges/s, RouteGate's CPU per charge (its processes' time from /proc), on PostgreSQL
+ * the database's own CPU per charge (bench/pg-cpu.ts: the backends serving the bench's database, and with the
+ * server's shared processes) and the round trips per charge (every query RouteGate's pg clients send, counted in the
+ * process by bench/round-trip-counter.ts). Issue 45's targets: PostgreSQL with one process at least 70% of SQLite's
+ * charges/s, and RouteGate's CPU per charge there at most 1.3x its CPU per charge on SQLite; exit 1 when missed.
+ *
+ * BENCH_DURATION (s, default 10), BENCH_WARMUP (s of untimed load first, default 4), BENCH_CONNECTIONS (default
+ * 30), BENCH_RUNS (default 1; targets interleaved),
  * BENCH_PG_URL (a server where databases can be created, default postgres://127.0.0.1:5432/test),
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: that configuration is skipped), BENCH_ONLY (measure
  * only the configurations whose name contains one of these `|`-separated strings, e.g. "SQLite|3 processes").
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 30);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://127.0.0.1:5432/test';
@@ -74,11 +85,19 @@ function cpuTimes(): { busy: number; total: number } {
 /** User + system CPU ms of a process so far, from /proc (Linux); 0 elsewhere. */
 const cpuMs = (child: ChildProcess): number => processCpuMs(child.pid);
 
-interface Target { name: string; urls: string[]; path: string; headers: Record<string, string>; body: string; servers: ChildProcess[] }
+interface Target {
+  name: string; urls: string[]; path: string; headers: Record<string, string>; body: string; servers: ChildProcess[];
+  /** The PostgreSQL database the servers use (none: SQLite, or no RouteGate). */
+  pg?: { url: string; database: string };
+  /** Where each server's round-trip counter keeps its count (bench/round-trip-counter.ts). */
+  roundTripFiles: string[];
+}
 
 interface Figures {
   name: string; processes: number; requestsPerSec: number; p50: number; p99: number; errors: number; non2xx: number;
   routegateCpuMsPerRequest?: number; machineBusy: number; loadAverage: number[];
+  /** PostgreSQL only: its backends' and shared processes' CPU, the backends' alone, and RouteGate's queries, per charge. */
+  databaseCpuMsPerCharge?: number; databaseBackendCpuMsPerCharge?: number; roundTripsPerCharge?: number;
 }
 
 /** Warm-up, then DURATION seconds with CONNECTIONS split evenly over the target's URLs, one autocannon per URL. */
@@ -87,25 +106,43 @@ async function measure(t: Target): Promise<Figures> {
     url: `${u}${t.path}`, method: 'POST', headers: t.headers, body: t.body, duration,
     connections: Math.floor(CONNECTIONS / t.urls.length) + (i < CONNECTIONS % t.urls.length ? 1 : 0),
   })));
-  await run(2);
+  await run(WARMUP);
+  const roundTrips = () => t.roundTripFiles.reduce((n, f) => n + readRoundTrips(f), 0);
+  // The counters write every 100 ms: a reading waits for the last write of the run before it.
+  await new Promise((r) => setTimeout(r, 250));
+  const tripsBefore = roundTrips();
+  const processes = t.pg ? await pgProcesses(t.pg.url, t.pg.database) : undefined;
+  const backendsBefore = cpuByPid(processes?.backends ?? []);
+  const sharedBefore = cpuByPid(processes?.shared ?? []);
   const cpuBefore = t.servers.reduce((s, c) => s + cpuMs(c), 0);
   const machineBefore = cpuTimes();
   const results = await run(DURATION);
   const machineAfter = cpuTimes();
+  const cpuAfter = t.servers.reduce((s, c) => s + cpuMs(c), 0);
+  const after = t.pg ? await pgProcesses(t.pg.url, t.pg.database) : undefined;
+  const backendCpu = cpuSpent(backendsBefore, cpuByPid(after?.backends ?? []));
+  const sharedCpu = cpuSpent(sharedBefore, cpuByPid(after?.shared ?? []));
+  await new Promise((r) => setTimeout(r, 250));
+  const trips = roundTrips() - tripsBefore;
   const total = results.reduce((s, r) => s + r.requests.total, 0);
+  const perCharge = (x: number) => Math.round((x / Math.max(1, total)) * 1000) / 1000;
   const weighted = (pick: (r: autocannon.Result) => number) => results.reduce((s, r) => s + pick(r) * r.requests.total, 0) / Math.max(1, total);
   return {
     name: t.name, processes: t.urls.length,
     requestsPerSec: Math.round(results.reduce((s, r) => s + r.requests.average, 0)),
     p50: Math.round(weighted((r) => r.latency.p50) * 10) / 10, p99: Math.round(weighted((r) => r.latency.p99) * 10) / 10,
     errors: results.reduce((s, r) => s + r.errors + r.timeouts, 0), non2xx: results.reduce((s, r) => s + r.non2xx, 0),
-    routegateCpuMsPerRequest: t.servers.length ? Math.round(((t.servers.reduce((s, c) => s + cpuMs(c), 0) - cpuBefore) / Math.max(1, total)) * 1000) / 1000 : undefined,
+    routegateCpuMsPerRequest: t.servers.length ? perCharge(cpuAfter - cpuBefore) : undefined,
+    // 0 where /proc could not be read (another machine's server): not a figure.
+    databaseCpuMsPerCharge: t.pg && backendCpu > 0 ? perCharge(backendCpu + sharedCpu) : undefined,
+    databaseBackendCpuMsPerCharge: t.pg && backendCpu > 0 ? perCharge(backendCpu) : undefined,
+    roundTripsPerCharge: t.pg ? Math.round((trips / Math.max(1, total)) * 100) / 100 : undefined,
     machineBusy: Math.round(((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 1000) / 1000,
     loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
   };
 }
 
-async function freshPgDatabase(): Promise<string> {
+async function freshPgDatabase(): Promise<{ url: string; database: string }> {
   const name = `rg_bench_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
   const admin = async (sql: string) => {
     const c = new pg.Client({ connectionString: withDefaultUser(PG_URL) });
@@ -120,7 +157,7 @@ async function freshPgDatabase(): Promise<string> {
   cleanups.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
-  return url.toString();
+  return { url: url.toString(), database: name };
 }
 
 async function redisReachable(): Promise<boolean> {
@@ -159,14 +196,21 @@ const CHARGE = JSON.stringify({
 });
 
 /** `count` RouteGate processes on one store (the env names it), the account made by the CLI; their URLs. */
-async function startRouteGates(name: string, count: number, env: Record<string, string>): Promise<Target> {
+async function startRouteGates(name: string, count: number, env: Record<string, string>, database?: { url: string; database: string }): Promise<Target> {
+  if (database) env = { ...env, DATABASE_URL: database.url };
   const bin = path.join(ROOT, 'bin', 'routegate.js');
   const account = JSON.parse(await firstLine(spawnNode([bin, 'accounts', 'create', '--name', 'Bench', '--email', `bench-${count}@example.com`], env)));
   const servers: ChildProcess[] = [];
   const urls: string[] = [];
+  const roundTripFiles: string[] = [];
   for (let i = 0; i < count; i++) {
     const port = 20000 + Math.floor(Math.random() * 20000);
-    servers.push(spawnNode([path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }));
+    const counter = path.join(os.tmpdir(), `routegate-scale-trips-${process.pid}-${port}`);
+    roundTripFiles.push(counter);
+    cleanups.push(async () => fs.rmSync(counter, { force: true }));
+    // As `npm start` runs it (src/lib/server-flags.ts), with the round-trip counter preloaded.
+    const args = [...SERVER_NODE_FLAGS, '--require', path.join(ROOT, 'dist', 'bench', 'round-trip-counter.js'), path.join(ROOT, 'dist', 'src', 'server.js')];
+    servers.push(spawnNode(args, { ...env, PORT: String(port), BENCH_ROUND_TRIPS_FILE: counter }));
     urls.push(`http://127.0.0.1:${port}`);
   }
   await Promise.all(urls.map((u) => waitForHealth(u, 60)));
@@ -174,7 +218,7 @@ async function startRouteGates(name: string, count: number, env: Record<string, 
     method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
   });
   if (res.status !== 201) throw new Error(`storing credentials failed: ${res.status} ${await res.text()}`);
-  return { name, urls, path: '/api/v1/charges', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: CHARGE, servers };
+  return { name, urls, path: '/api/v1/charges', headers: { 'content-type': 'application/json', 'x-api-key': account.apiKey }, body: CHARGE, servers, pg: database, roundTripFiles };
 }
 
 async function main(): Promise<void> {
@@ -194,20 +238,20 @@ async function main(): Promise<void> {
   const configs: Array<{ name: string; start: () => Promise<Target> }> = [
     {
       name: 'emulator direct (ceiling)', start: async () => ({
-        name: 'emulator direct (ceiling)', urls: [emulators], path: '/pagarme/core/v5/orders', servers: [], body: JSON.stringify(native),
+        name: 'emulator direct (ceiling)', urls: [emulators], path: '/pagarme/core/v5/orders', servers: [], roundTripFiles: [], body: JSON.stringify(native),
         headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${SANDBOX_CREDENTIALS.pagarme.secretKey}:`).toString('base64')}` },
       }),
     },
     { name: 'SQLite, 1 process', start: () => startRouteGates('SQLite, 1 process', 1, { ...base, ROUTEGATE_DB: path.join(dir, `bench-${crypto.randomUUID()}.db`) }) },
-    { name: 'PostgreSQL, 1 process', start: async () => startRouteGates('PostgreSQL, 1 process', 1, { ...base, DATABASE_URL: await freshPgDatabase() }) },
-    { name: 'PostgreSQL, 3 processes', start: async () => startRouteGates('PostgreSQL, 3 processes', 3, { ...base, DATABASE_URL: await freshPgDatabase() }) },
+    { name: 'PostgreSQL, 1 process', start: async () => startRouteGates('PostgreSQL, 1 process', 1, base, await freshPgDatabase()) },
+    { name: 'PostgreSQL, 3 processes', start: async () => startRouteGates('PostgreSQL, 3 processes', 3, base, await freshPgDatabase()) },
   ];
   if (redis) {
     const prefix = `routegate-bench-${crypto.randomBytes(4).toString('hex')}:`;
     cleanups.push(() => deleteKeys(prefix));
     configs.push({
       name: 'PostgreSQL, 3 processes, limits in Redis',
-      start: async () => startRouteGates('PostgreSQL, 3 processes, limits in Redis', 3, { ...base, DATABASE_URL: await freshPgDatabase(), REDIS_URL, ROUTEGATE_REDIS_PREFIX: prefix }),
+      start: async () => startRouteGates('PostgreSQL, 3 processes, limits in Redis', 3, { ...base, REDIS_URL, ROUTEGATE_REDIS_PREFIX: prefix }, await freshPgDatabase()),
     });
   } else process.stdout.write(`Redis not reachable at ${REDIS_URL}: the Redis configuration is skipped\n`);
 
@@ -228,23 +272,47 @@ async function main(): Promise<void> {
   const median = (list: Figures[]): Figures => [...list].sort((x, y) => x.requestsPerSec - y.requestsPerSec)[Math.floor((list.length - 1) / 2)];
   const results = runs.map(median);
   const rate = (name: string) => results.find((r) => r.name === name)?.requestsPerSec ?? NaN;
+  const sqlite = results.find((r) => r.name === 'SQLite, 1 process');
+  const postgres = results.find((r) => r.name === 'PostgreSQL, 1 process');
+  const ratios = {
+    threeOverOnePostgres: rate('PostgreSQL, 3 processes') / rate('PostgreSQL, 1 process'),
+    postgresOverSqlite: rate('PostgreSQL, 1 process') / rate('SQLite, 1 process'),
+    routegateCpuPostgresOverSqlite: (postgres?.routegateCpuMsPerRequest ?? NaN) / (sqlite?.routegateCpuMsPerRequest ?? NaN),
+  };
+  const targets = { postgresOverSqliteAtLeast: 0.7, routegateCpuPostgresOverSqliteAtMost: 1.3 };
+  // A target whose configurations were not measured (BENCH_ONLY) is neither met nor missed: it is left out.
+  const met: Record<string, boolean> = {};
+  if (sqlite && postgres) {
+    met.throughput = ratios.postgresOverSqlite >= targets.postgresOverSqliteAtLeast;
+    met.cpu = ratios.routegateCpuPostgresOverSqlite <= targets.routegateCpuPostgresOverSqliteAtMost;
+  }
   const summary = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadAverageAtEnd: os.loadavg(), durationSeconds: DURATION,
-    connections: CONNECTIONS, runs: RUNS, results,
-    ratios: {
-      threeOverOnePostgres: rate('PostgreSQL, 3 processes') / rate('PostgreSQL, 1 process'),
-      postgresOverSqlite: rate('PostgreSQL, 1 process') / rate('SQLite, 1 process'),
+    warmupSeconds: WARMUP, connections: CONNECTIONS, runs: RUNS,
+    sqlite: sqlite && { chargesPerSecond: sqlite.requestsPerSec, routegateCpuMsPerCharge: sqlite.routegateCpuMsPerRequest },
+    postgres: postgres && {
+      chargesPerSecond: postgres.requestsPerSec, routegateCpuMsPerCharge: postgres.routegateCpuMsPerRequest,
+      databaseCpuMsPerCharge: postgres.databaseCpuMsPerCharge, databaseBackendCpuMsPerCharge: postgres.databaseBackendCpuMsPerCharge,
+      roundTripsPerCharge: postgres.roundTripsPerCharge,
     },
+    results, ratios, targets, met, targetsMet: Object.values(met).every(Boolean),
     allRuns: runs,
   };
   fs.writeFileSync(path.join(ROOT, 'bench', 'scale-results.json'), JSON.stringify(summary, null, 2) + '\n');
-  process.stdout.write(`${'configuration'.padEnd(42)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'RG cpu/req'.padStart(11)} ${'busy'.padStart(6)}  errors\n`);
+  const col = (v: number | undefined, unit = '') => (v === undefined || Number.isNaN(v) ? '-' : `${v}${unit}`);
+  process.stdout.write(`${'configuration'.padEnd(42)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'RG cpu/req'.padStart(11)} `
+    + `${'DB cpu/req'.padStart(11)} ${'(backends)'.padStart(11)} ${'trips/req'.padStart(9)} ${'busy'.padStart(6)}  errors\n`);
   for (const r of results) {
     process.stdout.write(`${r.name.padEnd(42)} ${String(r.requestsPerSec).padStart(7)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} `
-      + `${(r.routegateCpuMsPerRequest === undefined ? '-' : `${r.routegateCpuMsPerRequest} ms`).padStart(11)} ${`${Math.round(r.machineBusy * 100)}%`.padStart(6)}  ${r.errors + r.non2xx}\n`);
+      + `${col(r.routegateCpuMsPerRequest, ' ms').padStart(11)} ${col(r.databaseCpuMsPerCharge, ' ms').padStart(11)} ${col(r.databaseBackendCpuMsPerCharge, ' ms').padStart(11)} `
+      + `${col(r.roundTripsPerCharge).padStart(9)} ${`${Math.round(r.machineBusy * 100)}%`.padStart(6)}  ${r.errors + r.non2xx}\n`);
   }
-  process.stdout.write(`PostgreSQL 3 / 1 processes: ${summary.ratios.threeOverOnePostgres.toFixed(2)}x; PostgreSQL / SQLite (1 process): ${summary.ratios.postgresOverSqlite.toFixed(2)}x\n`);
-  process.stdout.write(`${CONNECTIONS} connections, ${DURATION} s, median of ${RUNS}; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(`PostgreSQL 3 / 1 processes: ${ratios.threeOverOnePostgres.toFixed(2)}x\n`);
+  const line = (ok: boolean | undefined, text: string) => process.stdout.write(`${ok === undefined ? 'not measured' : ok ? 'met    ' : 'NOT met'}  ${text}\n`);
+  line(met.throughput, `PostgreSQL / SQLite charges/s (1 process): ${ratios.postgresOverSqlite.toFixed(2)}x (>= ${targets.postgresOverSqliteAtLeast}x)`);
+  line(met.cpu, `RouteGate CPU per charge PostgreSQL / SQLite: ${ratios.routegateCpuPostgresOverSqlite.toFixed(2)}x (<= ${targets.routegateCpuPostgresOverSqliteAtMost}x)`);
+  process.stdout.write(`${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s, median of ${RUNS}; ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+  if (!summary.targetsMet) process.exitCode = 1;
   if (results.some((r) => r.errors + r.non2xx > 0)) throw new Error('errors under load: the figures are not comparable');
 }
 

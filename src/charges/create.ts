@@ -39,8 +39,11 @@ function splitSent(step: PlannedAttempt | undefined): AppliedSplitItem[] | null 
 /** A write queued to run first in the next transaction of the same charge. */
 type PendingWrite = (tx: Repositories) => Promise<void>;
 
-/** The charge's own insert: `opSeq` is the last operation number taken with it (0: none yet). */
-type BirthWrite = (tx: Repositories, opSeq?: number) => Promise<void>;
+/**
+ * The charge's own insert: `opSeq` is the last operation number taken with it (0: none yet). With `first` (its
+ * attempt numbered `opSeq`) the row, that attempt and the Idempotency-Key's link are one write (ChargesRepository.birth).
+ */
+type BirthWrite = (tx: Repositories, opSeq?: number, first?: AttemptRecord) => Promise<void>;
 
 /** How far a create got: `written` once its row is stored; `released` once its lock went with the last write. */
 interface Born { written: boolean; released?: boolean }
@@ -94,7 +97,8 @@ export class ChargeCreation {
     // in one transaction, before any gateway call (runAttempts commits it).
     const owner = ChargeLocks.newOwner();
     const born: Born = { written: false };
-    const insert: BirthWrite = async (tx, opSeq = 0) => {
+    const insert: BirthWrite = async (tx, opSeq = 0, first) => {
+      if (first) return tx.charges.birth(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs }, first, opts.idempotencyKey);
       await tx.charges.insert(charge, { owner, expiresAt: Date.now() + this.locks.leaseMs }, opSeq);
       if (opts.idempotencyKey) await tx.idempotency.linkCharge(account.id, opts.idempotencyKey, charge.id);
     };
@@ -120,6 +124,13 @@ export class ChargeCreation {
   private async runAttempts(charge: ChargeRecord, plan: AttemptPlan, deadline: number, birth: { insert: BirthWrite; born: Born; owner: string }): Promise<ChargeResult> {
     const { store } = this.deps;
     let pending: PendingWrite[] = [birth.insert];
+    /** The attempt each queued finishAttempt write records: alone in the last write, it goes with the settle. */
+    const finishes = new WeakMap<PendingWrite, AttemptRecord>();
+    const finish = (record: AttemptRecord): void => {
+      const write: PendingWrite = (tx) => tx.charges.finishAttempt(charge.id, record);
+      finishes.set(write, record);
+      pending.push(write);
+    };
     let lastFailure: LastFailure | undefined;
     let firstSkip: { err: RouteGateError; gateway: GatewayId } | undefined;
     let won: { outcome: ChargeOutcome; gateway: GatewayId } | undefined;
@@ -158,20 +169,23 @@ export class ChargeCreation {
       // locked by this request from birth, so operation number 1 is this attempt's and is written with the row.
       const bornWithAttempt = writes.length === 1 && writes[0] === birth.insert && charge.gateway === step.gateway;
       let seq = 0;
-      await store.commit(async (tx) => {
-        if (bornWithAttempt) {
-          seq = 1;
-          await birth.insert(tx, seq);
-        } else {
+      if (bornWithAttempt) {
+        // One write (on PostgreSQL one statement, one round trip): the row, this attempt and the key's link.
+        seq = 1;
+        lastSent = Date.now();
+        const first: AttemptRecord = { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0, sentAt: lastSent };
+        await store.writeOne((r) => birth.insert(r, seq, first));
+      } else {
+        await store.commit(async (tx) => {
           for (const w of writes) await w(tx);
           seq = await tx.charges.nextSeq(charge.id);
           // The split and customer this attempt carries, stored before its call (the row is the crash's record).
           await tx.charges.update(charge.id, { gateway: step.gateway, split: splitSent(step), customerId: step.charge.customerId ?? null });
           storedGateway = step.gateway;
-        }
-        lastSent = Date.now();
-        await tx.charges.addAttempt(charge.id, { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0, sentAt: lastSent });
-      });
+          lastSent = Date.now();
+          await tx.charges.addAttempt(charge.id, { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0, sentAt: lastSent });
+        });
+      }
       birth.born.written = true;
       const key = `${charge.id}-${seq}`;
       const base = { seq, operation: 'charge', gateway: step.gateway };
@@ -186,7 +200,7 @@ export class ChargeCreation {
         if ('failure' in registered) {
           const record = failureAttempt(base, registered.failure, started, 'failed');
           record.message = registered.error.message.slice(0, 500);
-          pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
+          finish(record);
           lastFailure = { err: registered.error, gateway: step.gateway };
           const f = registered.failure instanceof GatewayFailure ? registered.failure : undefined;
           if (f && FALLBACK_ON[f.kind]) continue;
@@ -205,7 +219,7 @@ export class ChargeCreation {
       try {
         const outcome = await adapter.createCharge(ctx, sent);
         // The spread last (see conclude): its keys are not among these.
-        pending.push((tx) => tx.charges.finishAttempt(charge.id, { outcome: 'success', durationMs: performance.now() - started, ...base }));
+        finish({ outcome: 'success', durationMs: performance.now() - started, ...base });
         won = { outcome, gateway: step.gateway };
         break;
       } catch (err) {
@@ -226,14 +240,14 @@ export class ChargeCreation {
           if (wrong) failure = wrong; // handled below as any answer with another amount: the charge fails, the payment is an orphan
           else if (settled.kind === 'charged') {
             const message = `${err.message}; settled by ${settled.via} at ${step.gateway}`;
-            pending.push((tx) => tx.charges.finishAttempt(charge.id, { ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started }));
+            finish({ ...base, outcome: 'success', ambiguous: true, message, durationMs: performance.now() - started });
             won = { outcome: settled.outcome, gateway: step.gateway };
             break;
           }
           else if (settled.kind === 'unknown') {
             const record = failureAttempt(base, err, started, 'unknown');
             record.message = `${record.message}; ${settled.reason}`.slice(0, 500);
-            pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
+            finish(record);
             unknown = { gateway: step.gateway, reason: settled.reason };
             break;
           }
@@ -241,14 +255,14 @@ export class ChargeCreation {
           else if (settled.kind === 'absent') {
             const record = failureAttempt(base, err, started);
             record.message = `${record.message}; ${settled.proof}`.slice(0, 500);
-            pending.push((tx) => tx.charges.finishAttempt(charge.id, record));
+            finish(record);
             lastFailure = { err: toPublicError(err, step.gateway), gateway: step.gateway };
             // Proven absent: the fallback rule applies as to any refusal, and cannot charge twice.
             if (FALLBACK_ON[err.kind]) continue;
             break;
           }
         }
-        pending.push((tx) => tx.charges.finishAttempt(charge.id, failureAttempt(base, failure, started)));
+        finish(failureAttempt(base, failure, started));
         // The gateway took a payment for another amount than asked: the charge fails, and that payment is handled as
         // an orphan of it (recorded, announced, voided or refunded by the account's orphanPolicy), never left behind.
         const wrongAmount = answeredWithWrongAmount(failure);
@@ -281,15 +295,20 @@ export class ChargeCreation {
     const status = outcome.patch.status;
     let recheck = false;
     if (ambiguousAt && status !== 'processing') for (const g of ambiguousAt) recheck ||= g !== endedAt || status === 'failed' || status === 'declined';
-    await store.commit(async (tx) => {
-      for (const w of writes) await w(tx);
-      if (outcome.patch.status === 'processing') await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
-      if (recheck) {
-        await tx.charges.setRecheck(charge.id, true);
-        await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
-      }
-      settled = await tx.charges.settle(charge.id, outcome.patch, birth.owner);
-    });
+    // The normal path: the attempt's end and the charge's settle are one write (on PostgreSQL one statement).
+    const finished = writes.length === 1 && status !== 'processing' && !recheck ? finishes.get(writes[0]) : undefined;
+    if (finished) settled = await store.writeOne((r) => r.charges.settleOperation(charge.id, finished, outcome.patch, birth.owner));
+    else {
+      await store.commit(async (tx) => {
+        for (const w of writes) await w(tx);
+        if (outcome.patch.status === 'processing') await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
+        if (recheck) {
+          await tx.charges.setRecheck(charge.id, true);
+          await tx.charges.scheduleReconcile(charge.id, 0, Date.now() + reconcileDelayMs(0, this.deps.reconcileBackoffMs));
+        }
+        settled = await tx.charges.settle(charge.id, outcome.patch, birth.owner);
+      });
+    }
     birth.born.written = true;
     birth.born.released = true;
     return { charge: settled!, raw: won?.outcome.raw, rawText: won?.outcome.rawText, error: outcome.error };

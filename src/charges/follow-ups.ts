@@ -10,7 +10,7 @@ import { rgHeaders } from './response-format';
 import type { ChargeLocks } from './charge-locks';
 import { isAmbiguous } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
-import { settleHorizonMs, callContext, type ChargeResult, type GatewayDeps } from './gateway-deps';
+import { settleHorizonMs, callContext, gatewayContext, type ChargeResult, type GatewayDeps } from './gateway-deps';
 import { REFUSED_FOR_NOW, isPendingRefund, pendingPatch, pendingRefundOfRow, refusedForNow, settlePendingRefund } from './pending-refunds';
 
 // Capture, cancel, refund and refresh of a stored charge (docs/charges.md, "Follow-up idempotency"). Each
@@ -259,25 +259,30 @@ export class FollowUps {
     const gateway = charge.gateway as GatewayId;
     if (!charge.externalId) throw rgError('CHARGE_NEVER_CREATED', { id: charge.id, status: charge.status });
     const adapter = ADAPTERS[gateway];
-    const seq = await store.charges.nextSeq(charge.id);
-    const key = `${charge.id}-${op}-${seq}`;
-    const ctx = await callContext(this.deps, charge.accountId, gateway, charge.id, key, deadline);
-    if (!ctx) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
-    const ref = refOf(charge);
+    // The credentials first: an operation is recorded only once it can be sent.
+    const credentials = await this.deps.vault.reveal(charge.accountId, gateway);
+    if (!credentials) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     const operation = op === 'partial_refund' ? 'refund' : op;
+    // The operation's number, its row (in_flight, under the gateway key made from that number) and the client key's
+    // binding to it, in one write before the gateway call (on PostgreSQL one statement): after a crash or a 504, a
+    // retry of the key finds this operation (and its gateway key) and settles it. A refresh records nothing before.
+    const seq = op === 'retrieve'
+      ? await store.charges.nextSeq(charge.id)
+      : await store.writeOne((r) => r.charges.beginOperation(charge.id, charge.accountId, op, {
+        operation, gateway, outcome: 'in_flight', durationMs: 0, clientKey: clientKey ?? null, requestedAmount: amount ?? null,
+      }, clientKey));
+    const key = `${charge.id}-${op}-${seq}`;
+    const ctx = await gatewayContext(this.deps, charge.accountId, gateway, credentials, charge.id, key, deadline);
+    const ref = refOf(charge);
     const base = { seq, operation, gateway };
-    if (op !== 'retrieve') {
-      // The operation's row and the client key's binding to it, in one transaction before the gateway call: after a
-      // crash or a 504, a retry of the key finds this operation (and its gateway key) and settles it.
-      await store.commit(async (tx) => {
-        await tx.charges.addAttempt(charge.id, {
-          seq, operation, gateway, outcome: 'in_flight', idempotencyKey: key, durationMs: 0, clientKey: clientKey ?? null, requestedAmount: amount ?? null,
-        });
-        if (clientKey !== undefined) await tx.idempotency.linkOperation(charge.accountId, clientKey, charge.id, seq);
-      });
-    }
     /** The attempt's end and what it changed; answers the charge as stored. */
     const record = async (a: AttemptRecord, patch?: ChargePatch): Promise<ChargeRecord> => {
+      if (op !== 'retrieve' && patch) {
+        // The normal path: the attempt's end, the charge's change and the lock's release in one write (on PostgreSQL one statement).
+        const stored = await store.writeOne((r) => r.charges.settleOperation(charge.id, a, patch, held.owner));
+        held.released = true;
+        return stored;
+      }
       let settled: ChargeRecord | undefined;
       await store.commit(async (tx) => {
         if (op === 'retrieve') await tx.charges.addAttempt(charge.id, a);

@@ -301,6 +301,8 @@ export class ChargesRepository {
   private readonly orphansStmt;
   private readonly orphanActionStmt;
   private readonly findOrphanStmt;
+  private readonly linkKeyStmt;
+  private readonly linkOperationStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -345,6 +347,10 @@ export class ChargesRepository {
     this.orphansStmt = db.prepare('SELECT * FROM charge_orphans WHERE charge_id = ? ORDER BY found_at, gateway');
     this.orphanActionStmt = db.prepare('UPDATE charge_orphans SET action = ?, message = ?, updated_at = ? WHERE gateway = ? AND external_id = ?');
     this.findOrphanStmt = db.prepare('SELECT * FROM charge_orphans WHERE gateway = ? AND external_id = ?');
+    // IdempotencyRepository.linkCharge's statement, for birth(): the PostgreSQL store writes the link in the birth's statement.
+    this.linkKeyStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ? WHERE account_id = ? AND key = ?');
+    // IdempotencyRepository.linkOperation's statement, for beginOperation().
+    this.linkOperationStmt = db.prepare('UPDATE idempotency_keys SET charge_id = ?, operation_seq = ? WHERE account_id = ? AND key = ?');
   }
 
   /** A create attempt's request is about to leave again (a same-key replay): the settle horizon counts from now. */
@@ -398,6 +404,41 @@ export class ChargesRepository {
     const values = toValues(c);
     values.push(lock.owner, lock.expiresAt, opSeq);
     this.insertStmt.run(values);
+  }
+
+  /**
+   * A create's first write, before its gateway call: the charge (locked by its creator, operation number 1 taken),
+   * its first attempt (in_flight, under its deterministic idempotency key), and the client's Idempotency-Key bound
+   * to the charge. Called in a transaction (Store.writeOne): on PostgreSQL it is one statement, one round trip.
+   */
+  async birth(c: ChargeRecord, lock: { owner: string; expiresAt: number }, attempt: AttemptRecord, clientKey?: string): Promise<void> {
+    await this.insert(c, lock, attempt.seq);
+    await this.addAttempt(c.id, attempt);
+    if (clientKey !== undefined) this.linkKeyStmt.run(c.id, c.accountId, clientKey);
+  }
+
+  /**
+   * A follow-up's write before its gateway call: its operation number taken (nextSeq), its attempt recorded in_flight
+   * under the gateway key `<charge id>-<keyOp>-<seq>`, and the client's Idempotency-Key bound to it; answers the
+   * number. Called in a transaction (Store.writeOne) while the caller holds the charge's lock: on PostgreSQL one
+   * statement, one round trip.
+   */
+  async beginOperation(
+    chargeId: string, accountId: string, keyOp: string, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>, clientKey?: string,
+  ): Promise<number> {
+    const seq = await this.nextSeq(chargeId);
+    await this.addAttempt(chargeId, operationAttempt(chargeId, keyOp, seq, a));
+    if (clientKey !== undefined) this.linkOperationStmt.run(chargeId, seq, accountId, clientKey);
+    return seq;
+  }
+
+  /**
+   * An operation's last write, after its gateway call: how its attempt ended (finishAttempt), then settle(). Called
+   * in a transaction (Store.writeOne): on PostgreSQL it is one statement, one round trip.
+   */
+  async settleOperation(id: string, finished: AttemptRecord, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
+    await this.finishAttempt(id, finished);
+    return this.settle(id, patch, owner);
   }
 
   /** Set exactly these columns (and updated_at); nothing else in the row is written. */
@@ -602,6 +643,15 @@ export class ChargesRepository {
 }
 
 /** What an attempt's end sets: the first nine parameters of both attempt statements, in their column order. */
+/** A follow-up's attempt as beginOperation records it: its number, and its gateway key made from it. */
+export function operationAttempt(chargeId: string, keyOp: string, seq: number, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>): AttemptRecord {
+  const attempt = a as AttemptRecord;
+  return {
+    seq, operation: attempt.operation, gateway: attempt.gateway, outcome: attempt.outcome, idempotencyKey: `${chargeId}-${keyOp}-${seq}`,
+    durationMs: attempt.durationMs, clientKey: attempt.clientKey ?? null, requestedAmount: attempt.requestedAmount ?? null,
+  };
+}
+
 function attemptValues(a: AttemptRecord): unknown[] {
   return [
     a.outcome, a.errorCode ?? null, a.failureKind ?? null, a.gatewayStatus ?? null, a.message ?? null, a.ambiguous ? 1 : 0,

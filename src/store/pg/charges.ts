@@ -1,5 +1,5 @@
 import {
-  FIXED, createSendFromRow, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
+  FIXED, createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
   type OrphanAction, type OrphanRecord, numericIdOrNull,
 } from '../charges';
 import type { Queryable } from './pool';
@@ -16,6 +16,8 @@ const COLUMN: Record<keyof ChargeRecord, string> = {
   errorMessage: 'error_message', createdAt: 'created_at', updatedAt: 'updated_at',
 };
 const KEYS = Object.keys(COLUMN) as Array<keyof ChargeRecord>;
+// The birth statement names the charge's id as $1 and its account as $2.
+if (KEYS[0] !== 'id' || KEYS[1] !== 'accountId') throw new Error('COLUMN must list id, then accountId, first');
 /** Named columns, never `*`: a prepared `SELECT *` fails in every other process once a migration adds a column. */
 const SELECT = KEYS.map((k) => COLUMN[k]).join(', ');
 const JSON_KEYS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split', 'dispute', 'installments']);
@@ -75,16 +77,61 @@ const BY_ANY_ID = {
     ) found ORDER BY preference LIMIT 1`,
 };
 const NUMERIC_ID = { name: 'charges.numeric-id', text: 'SELECT numeric_id FROM charges WHERE id = $1 AND account_id = $2' };
-const ADD_ATTEMPT = {
-  name: 'charges.add-attempt',
-  text: `INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous,
-      duration_ms, external_id, amount, idempotency_key, created_at, sent_at, client_key, requested_amount)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+/**
+ * Every column an attempt's INSERT writes and where its value comes from: a column added to charge_attempts is one
+ * line here, and both the attempt's own INSERT and the create's birth statement write it.
+ */
+const ATTEMPT_INSERT: ReadonlyArray<[column: string, value: (chargeId: string, a: AttemptRecord) => unknown]> = [
+  ['charge_id', (chargeId) => chargeId], ['seq', (_, a) => a.seq], ['operation', (_, a) => a.operation], ['gateway', (_, a) => a.gateway],
+  ['outcome', (_, a) => a.outcome], ['error_code', (_, a) => a.errorCode ?? null], ['failure_kind', (_, a) => a.failureKind ?? null],
+  ['gateway_status', (_, a) => a.gatewayStatus ?? null], ['message', (_, a) => a.message ?? null], ['ambiguous', (_, a) => (a.ambiguous ? 1 : 0)],
+  ['duration_ms', (_, a) => Math.round(a.durationMs)], ['external_id', (_, a) => a.externalId ?? null], ['amount', (_, a) => a.amount ?? null],
+  ['idempotency_key', (_, a) => a.idempotencyKey ?? null], ['created_at', (_, a) => a.createdAt ?? new Date().toISOString()],
+  ['sent_at', (_, a) => a.sentAt ?? null], ['client_key', (_, a) => a.clientKey ?? null], ['requested_amount', (_, a) => a.requestedAmount ?? null],
+];
+/** The attempt INSERT, its placeholders numbered from `first`. */
+const attemptInsert = (first: number): string => `INSERT INTO charge_attempts (${ATTEMPT_INSERT.map(([c]) => c).join(', ')})
+      VALUES (${ATTEMPT_INSERT.map((_, i) => `$${first + i}`).join(', ')})`;
+function attemptInsertValues(chargeId: string, a: AttemptRecord): unknown[] {
+  return ATTEMPT_INSERT.map(([, value]) => value(chargeId, a));
+}
+const ADD_ATTEMPT = { name: 'charges.add-attempt', text: attemptInsert(1) };
+/** The columns finishAttempt sets, in attemptValues' order. */
+const FINISHED_COLUMNS = ['outcome', 'error_code', 'failure_kind', 'gateway_status', 'message', 'ambiguous', 'duration_ms', 'external_id', 'amount'];
+/** The UPDATE of how an attempt ended: its charge and seq at these placeholders, attemptValues from $`first`. */
+const finishAttemptText = (charge: number, seq: number, first: number): string => `UPDATE charge_attempts
+      SET ${FINISHED_COLUMNS.map((c, i) => `${c} = $${first + i}`).join(', ')} WHERE charge_id = $${charge} AND seq = $${seq}`;
+const FINISH_ATTEMPT = { name: 'charges.finish-attempt', text: finishAttemptText(1, 2, 3) };
+/** The charge INSERT's values: every column of COLUMN, then lock_owner, lock_expires_at and op_seq. */
+const CHARGE_INSERT_VALUES = KEYS.length + 3;
+/**
+ * A follow-up's write before its gateway call as one statement: the operation number taken ($1 the charge, $2 its
+ * account, $3 the client's key or null, $4 the operation the gateway key names), its attempt inserted with that
+ * number and the gateway key made from it, and the client's key bound to it. The attempt's other columns follow.
+ */
+/** The attempt columns a follow-up's statement sends as values: all but those it makes from the number it takes. */
+const OPERATION_VALUES = ATTEMPT_INSERT.filter(([c]) => c !== 'seq' && c !== 'idempotency_key');
+const BEGIN_OPERATION = {
+  name: 'charges.begin-operation',
+  text: `WITH taken AS (UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq),
+      attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
+        SELECT taken.op_seq, $1 || '-' || $4::text || '-' || taken.op_seq, ${OPERATION_VALUES.map((_, i) => `$${5 + i}`).join(', ')} FROM taken),
+      linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM taken) WHERE account_id = $2 AND key = $3)
+    SELECT op_seq FROM taken`,
 };
-const FINISH_ATTEMPT = {
-  name: 'charges.finish-attempt',
-  text: `UPDATE charge_attempts SET outcome = $3, error_code = $4, failure_kind = $5, gateway_status = $6, message = $7, ambiguous = $8,
-      duration_ms = $9, external_id = $10, amount = $11 WHERE charge_id = $1 AND seq = $2`,
+
+/**
+ * A create's first write as one statement (one transaction: all of it or none): the charge row (locked by its
+ * creator, op_seq taken), its first attempt, and the client's Idempotency-Key bound to the charge (a null key binds
+ * none). The attempt's foreign key is checked at the statement's end, when the charge row is there.
+ */
+const BIRTH = {
+  name: 'charges.birth',
+  text: `WITH born AS (INSERT INTO charges (${SELECT}, lock_owner, lock_expires_at, op_seq)
+        VALUES (${Array.from({ length: CHARGE_INSERT_VALUES }, (_, i) => `$${i + 1}`).join(', ')}) RETURNING id),
+      attempt AS (${attemptInsert(CHARGE_INSERT_VALUES + 1)}),
+      linked AS (UPDATE idempotency_keys SET charge_id = $1 WHERE account_id = $2 AND key = $${CHARGE_INSERT_VALUES + ATTEMPT_INSERT.length + 1})
+    SELECT id FROM born`,
 };
 const RESEND_ATTEMPT = {
   name: 'charges.resend-attempt',
@@ -146,12 +193,26 @@ const ORPHAN_ACTION = { name: 'charges.orphan-action', text: 'UPDATE charge_orph
 const FIND_ORPHAN = { name: 'charges.find-orphan', text: 'SELECT * FROM charge_orphans WHERE gateway = $1 AND external_id = $2' };
 const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT reconcile_attempts FROM charges WHERE id = $1' };
 
+/** The name of each shape of patch statement: its text follows from the shape alone, so it is prepared once a connection. */
+const PATCH_NAMES = new Map<string, string>();
+function patchStatementName(kind: string, shape: string): string {
+  let name = PATCH_NAMES.get(shape);
+  if (name === undefined) {
+    name = `charges.${kind}.${PATCH_NAMES.size + 1}`;
+    PATCH_NAMES.set(shape, name);
+  }
+  return name;
+}
+
 /**
  * The UPDATE of a patch (and updated_at), with the INSERT of the gateway ids it gives the charge into
  * charge_native_ids in the same statement. With `releaseFor` it also releases that owner's lock (both CASEs read
- * the row's old lock_owner) and returns the row.
+ * the row's old lock_owner) and returns the row. With `finished` the same statement also records how that attempt
+ * ended (an operation's last write, one round trip). Each part is a CTE of one statement: all of it or none.
  */
-function patchStatement(id: string, patch: ChargePatch, namingChargeId: ReadonlySet<string>, releaseFor?: string): { text: string; values: unknown[] } {
+function patchStatement(
+  id: string, patch: ChargePatch, namingChargeId: ReadonlySet<string>, releaseFor?: string, finished?: AttemptRecord,
+): { name: string; text: string; values: unknown[] } {
   const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
     .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
   const values: unknown[] = [id, new Date().toISOString()];
@@ -164,25 +225,32 @@ function patchStatement(id: string, patch: ChargePatch, namingChargeId: Readonly
   }
   const returning = releaseFor !== undefined ? SELECT : 'id, account_id, gateway';
   const update = `UPDATE charges SET ${sets.join(', ')} WHERE id = $1`;
+  const ctes: string[] = [];
+  if (finished) {
+    const seq = values.push(finished.seq);
+    values.push(...attemptValues(finished));
+    ctes.push(`finished AS (${finishAttemptText(1, seq, seq + 1)})`);
+  }
   const external = typeof patch.externalId === 'string' && patch.externalId !== '' ? patch.externalId : null;
   const refs = [...new Set(Object.values(patch.refs ?? {}))].filter((v): v is string => typeof v === 'string' && v !== '' && v !== external);
-  if (external === null && refs.length === 0) return { text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
-  // The gateway's id unless the charge's gateway's webhooks name the charge; the refs ids only while the account's
-  // compatibility mode is the charge's gateway, which takes the gateway's id too (as the SQLite store:
-  // ChargesRepository.indexNativeIds; PgAccountsRepository.saveSettings indexes them when it is turned on).
-  const compat = 'EXISTS (SELECT 1 FROM settings s WHERE s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway)';
-  return {
-    text: `WITH changed AS (${update} RETURNING ${returning}),
-      indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
+  const indexes = external !== null || refs.length > 0;
+  const name = patchStatementName(finished ? 'settle-operation' : 'patch', `${keys.join(',')}|${releaseFor !== undefined}|${finished !== undefined}|${indexes}`);
+  if (!indexes && ctes.length === 0) return { name, text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
+  ctes.push(`changed AS (${update} RETURNING ${returning})`);
+  if (indexes) {
+    // The gateway's id unless the charge's gateway's webhooks name the charge; the refs ids only while the account's
+    // compatibility mode is the charge's gateway, which takes the gateway's id too (as the SQLite store:
+    // ChargesRepository.indexNativeIds; PgAccountsRepository.saveSettings indexes them when it is turned on).
+    const compat = 'EXISTS (SELECT 1 FROM settings s WHERE s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway)';
+    ctes.push(`indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
         SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(external === null ? [] : [external])}::text[]) AS n(native_id)
           WHERE changed.gateway IS NULL OR NOT (changed.gateway = ANY($${values.push([...namingChargeId])}::text[])) OR ${compat}
         UNION ALL
         SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(refs)}::text[]) AS n(native_id)
           WHERE ${compat}
-        ON CONFLICT DO NOTHING)
-      SELECT ${returning} FROM changed`,
-    values,
-  };
+        ON CONFLICT DO NOTHING)`);
+  }
+  return { name, text: `WITH ${ctes.join(',\n      ')}\n      SELECT ${returning} FROM changed`, values };
 }
 
 /** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
@@ -209,6 +277,41 @@ export class PgChargesRepository {
    */
   async insert(c: ChargeRecord, lock: { owner: string; expiresAt: number }, opSeq = 0): Promise<void> {
     await this.q.query(withValues(INSERT, [...KEYS.map((k) => toColumn(k, c[k])), lock.owner, lock.expiresAt, opSeq]));
+  }
+
+  /**
+   * A create's first write, before its gateway call, in one statement (BIRTH): the charge (locked by its creator,
+   * operation number `attempt.seq` taken), its first attempt (in_flight, under its deterministic idempotency key),
+   * and the client's Idempotency-Key bound to the charge.
+   */
+  async birth(c: ChargeRecord, lock: { owner: string; expiresAt: number }, attempt: AttemptRecord, clientKey?: string): Promise<void> {
+    const values = KEYS.map((k) => toColumn(k, c[k]));
+    values.push(lock.owner, lock.expiresAt, attempt.seq, ...attemptInsertValues(c.id, attempt), clientKey ?? null);
+    await this.q.query(withValues(BIRTH, values));
+    this.notify(c.id, attempt);
+  }
+
+  /** ChargesRepository.beginOperation, in one statement (BEGIN_OPERATION). */
+  async beginOperation(
+    chargeId: string, accountId: string, keyOp: string, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>, clientKey?: string,
+  ): Promise<number> {
+    const values: unknown[] = [chargeId, accountId, clientKey ?? null, keyOp];
+    for (const [, value] of OPERATION_VALUES) values.push(value(chargeId, a as AttemptRecord));
+    const seq = (await this.q.query<{ op_seq: number }>(withValues(BEGIN_OPERATION, values))).rows[0]?.op_seq;
+    if (seq === undefined) throw new Error(`charge ${chargeId} is not stored`);
+    this.notify(chargeId, operationAttempt(chargeId, keyOp, seq, a));
+    return seq;
+  }
+
+  /**
+   * An operation's last write, after its gateway call, in one statement: how its attempt ended (finishAttempt) and
+   * settle() (the patch, the gateway ids it brings indexed, the lock released), answering the row as stored.
+   */
+  async settleOperation(id: string, finished: AttemptRecord, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
+    const { rows } = await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId, owner, finished));
+    this.notify(id, finished);
+    if (!rows[0]) throw new Error(`charge ${id} is not stored`);
+    return fromRow(rows[0]);
   }
 
   /**
@@ -259,10 +362,7 @@ export class PgChargesRepository {
 
   /** Record an attempt; an in_flight one is written before its gateway call. */
   async addAttempt(chargeId: string, a: AttemptRecord): Promise<void> {
-    await this.q.query(withValues(ADD_ATTEMPT, [
-      chargeId, a.seq, a.operation, a.gateway, ...attemptValues(a), a.idempotencyKey ?? null, a.createdAt ?? new Date().toISOString(), a.sentAt ?? null,
-      a.clientKey ?? null, a.requestedAmount ?? null,
-    ]));
+    await this.q.query(withValues(ADD_ATTEMPT, attemptInsertValues(chargeId, a)));
     this.notify(chargeId, a);
   }
 
