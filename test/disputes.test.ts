@@ -1,6 +1,9 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startE2E, CUSTOMER, type E2E } from './helpers/e2e';
+import { DashboardClient } from './helpers/dashboard-client';
+import { createAccountWithOwner } from '../src/accounts/onboarding';
+import { SANDBOX_CREDENTIALS } from '../src/sandbox/demo-account';
 import { startReceiver, type Hit, type Receiver } from './helpers/webhook-receiver';
 import type { GatewayId } from '../src/gateways/registry-ids';
 
@@ -163,4 +166,30 @@ describe('disputes over real HTTP', { timeout: 120_000 }, () => {
     assert.equal(row.dispute, undefined);
     assert.ok(!forwardedTypes(charge.id).some((t) => t.startsWith('dispute.')), 'nothing about a dispute was forwarded');
   });
+});
+
+test('the dashboard\'s charge page shows the dispute like the rest of the charge: status, amount in R$, reason, opening', { timeout: 60_000 }, async () => {
+  const app = e2e.sandbox.app;
+  const email = `owner-${Date.now()}@disputes.example.com`;
+  const password = 'disputes dashboard password';
+  const { id, apiKey } = await createAccountWithOwner(app.store, app.logins, { name: 'Loja Disputas', email, password });
+  await app.vault.save(id, 'mercadopago', SANDBOX_CREDENTIALS.mercadopago);
+  const created = await e2e.call('POST', '/api/v1/charges', { key: apiKey, body: { gateway: 'mercadopago', paymentMethod: 'credit_card', amount: AMOUNT, customer: CUSTOMER, creditCard: APRO } });
+  assert.equal(created.status, 201, created.text);
+  const charge = created.body.data;
+  await e2e.control.dispute('mercadopago', charge.externalId);
+  // The gateway's own answer, read with the account's credentials, opens the dispute on the charge (this account is
+  // not the one the emulators' registered endpoints notify).
+  const refreshed = await e2e.call('GET', `/api/v1/charges/${charge.id}?refresh=true`, { key: apiKey });
+  assert.equal(refreshed.body.data.status, 'disputed', refreshed.text);
+  const client = new DashboardClient(e2e.sandbox.url);
+  assert.equal((await client.login(email, password)).location, '/dashboard');
+  const page = await client.get(`/dashboard/charges/${charge.id}`);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /id="charge-status">disputed</);
+  const dispute = /<dd id="charge-dispute">([\s\S]*?)<\/dd>/.exec(page.text)?.[1] ?? '';
+  assert.match(dispute, /dispute-open">open</);
+  assert.match(dispute, /R\$\s19,99/);
+  assert.match(dispute, /in_process/);
+  assert.match(dispute, /opened \d\d\/\d\d\/\d{4}/);
 });
