@@ -35,7 +35,8 @@ import { cpuByPid, cpuSpent, pgProcesses } from './pg-cpu';
  * BENCH_DURATION (s, default 10), BENCH_WARMUP (s of untimed load first, default 4), BENCH_CONNECTIONS (default
  * 30), BENCH_RUNS (default 1; targets interleaved),
  * BENCH_PG_URL (a server where databases can be created, default postgres://127.0.0.1:5432/test),
- * BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: that configuration is skipped), BENCH_ONLY (measure
+ * BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: that configuration is skipped), BENCH_ROUND_TRIPS_NAMES=1
+ * (each configuration's statements by name in the results: which ones a charge sends), BENCH_ONLY (measure
  * only the configurations whose name contains one of these `|`-separated strings, e.g. "SQLite|3 processes").
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -98,6 +99,8 @@ interface Figures {
   routegateCpuMsPerRequest?: number; machineBusy: number; loadAverage: number[];
   /** PostgreSQL only: its backends' and shared processes' CPU, the backends' alone, and RouteGate's queries, per charge. */
   databaseCpuMsPerCharge?: number; databaseBackendCpuMsPerCharge?: number; roundTripsPerCharge?: number;
+  /** BENCH_ROUND_TRIPS_NAMES=1: every statement the servers sent, by name, over their whole life (warm-up included). */
+  statements?: Record<string, number>;
 }
 
 /** Warm-up, then DURATION seconds with CONNECTIONS split evenly over the target's URLs, one autocannon per URL. */
@@ -137,9 +140,23 @@ async function measure(t: Target): Promise<Figures> {
     databaseCpuMsPerCharge: t.pg && backendCpu > 0 ? perCharge(backendCpu + sharedCpu) : undefined,
     databaseBackendCpuMsPerCharge: t.pg && backendCpu > 0 ? perCharge(backendCpu) : undefined,
     roundTripsPerCharge: t.pg ? Math.round((trips / Math.max(1, total)) * 100) / 100 : undefined,
+    statements: t.pg && process.env.BENCH_ROUND_TRIPS_NAMES === '1' ? statementsSent(t.roundTripFiles) : undefined,
     machineBusy: Math.round(((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 1000) / 1000,
     loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
   };
+}
+
+/** The statements the counted servers sent, by name, summed over the servers. */
+function statementsSent(files: string[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const f of files) {
+    try {
+      for (const [name, n] of Object.entries(JSON.parse(fs.readFileSync(`${f}.names.json`, 'utf8')) as Record<string, number>)) sum[name] = (sum[name] ?? 0) + n;
+    } catch {
+      // not written (yet)
+    }
+  }
+  return sum;
 }
 
 async function freshPgDatabase(): Promise<{ url: string; database: string }> {
@@ -207,7 +224,10 @@ async function startRouteGates(name: string, count: number, env: Record<string, 
     const port = 20000 + Math.floor(Math.random() * 20000);
     const counter = path.join(os.tmpdir(), `routegate-scale-trips-${process.pid}-${port}`);
     roundTripFiles.push(counter);
-    cleanups.push(async () => fs.rmSync(counter, { force: true }));
+    cleanups.push(async () => {
+      fs.rmSync(counter, { force: true });
+      fs.rmSync(`${counter}.names.json`, { force: true });
+    });
     // As `npm start` runs it (src/lib/server-flags.ts), with the round-trip counter preloaded.
     const args = [...SERVER_NODE_FLAGS, '--require', path.join(ROOT, 'dist', 'bench', 'round-trip-counter.js'), path.join(ROOT, 'dist', 'src', 'server.js')];
     servers.push(spawnNode(args, { ...env, PORT: String(port), BENCH_ROUND_TRIPS_FILE: counter }));

@@ -193,11 +193,17 @@ const ORPHAN_ACTION = { name: 'charges.orphan-action', text: 'UPDATE charge_orph
 const FIND_ORPHAN = { name: 'charges.find-orphan', text: 'SELECT * FROM charge_orphans WHERE gateway = $1 AND external_id = $2' };
 const RECONCILE_ATTEMPTS = { name: 'charges.reconcile-attempts', text: 'SELECT reconcile_attempts FROM charges WHERE id = $1' };
 
-/** The name of each shape of patch statement: its text follows from the shape alone, so it is prepared once a connection. */
+/**
+ * The name of each shape of patch statement: its text follows from the shape alone, so it is prepared once per
+ * connection and PostgreSQL parses and plans it once. The shapes a service meets are a few dozen (the fields a
+ * gateway's answer sets); past NAMED_PATCH_SHAPES a new shape goes unnamed, parsed each time, so that what each
+ * connection keeps prepared stays bounded whatever the patches.
+ */
 const PATCH_NAMES = new Map<string, string>();
-function patchStatementName(kind: string, shape: string): string {
+const NAMED_PATCH_SHAPES = 256;
+function patchStatementName(kind: string, shape: string): string | undefined {
   let name = PATCH_NAMES.get(shape);
-  if (name === undefined) {
+  if (name === undefined && PATCH_NAMES.size < NAMED_PATCH_SHAPES) {
     name = `charges.${kind}.${PATCH_NAMES.size + 1}`;
     PATCH_NAMES.set(shape, name);
   }
@@ -212,7 +218,7 @@ function patchStatementName(kind: string, shape: string): string {
  */
 function patchStatement(
   id: string, patch: ChargePatch, namingChargeId: ReadonlySet<string>, releaseFor?: string, finished?: AttemptRecord,
-): { name: string; text: string; values: unknown[] } {
+): { name?: string; text: string; values: unknown[] } {
   const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
     .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
   const values: unknown[] = [id, new Date().toISOString()];
