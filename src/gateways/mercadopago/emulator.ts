@@ -8,6 +8,7 @@ import {
   newPayment, notFound, pixDetails, setStatus, stateError, tokenBody, validMpDate,
 } from './emulator-shapes';
 import { mercadopagoWebhooks } from './emulator-webhooks';
+import { mercadopagoRefunds, rendersInProcess } from './emulator-refunds';
 import { applicationFeeRefusal } from './emulator-split';
 import { mercadopagoDisputes } from './emulator-disputes';
 
@@ -22,7 +23,6 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     usedTokens: new Set<string>(),
   });
   let nextPaymentId = 1_325_350_000 + Math.floor(Math.random() * 10_000);
-  let nextRefundId = 3_328_707_000 + Math.floor(Math.random() * 10_000);
   core.ledger(() => [...payments.values()].map((p): Omit<LedgerEntry, 'gateway'> => ({
     id: String(p.id), reference: p.external_reference, status: p.status,
     paymentMethod: p.payment_method_id === 'pix' ? 'pix' : p.payment_type_id === 'ticket' ? 'boleto' : p.payment_type_id as LedgerEntry['paymentMethod'],
@@ -30,6 +30,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     refundedAmount: cents(p.transaction_amount_refunded), refunds: p.refunds.filter((r: Json) => r.status !== 'rejected').length,
   })));
   const webhooks = mercadopagoWebhooks(core, payments);
+  const refunds = mercadopagoRefunds(core, payments, (id) => webhooks.changed(id));
   // Capture, cancel, refunds and the sandbox hooks all act on /…/payments/:id: after any of them, notify the change.
   app.addHook('onResponse', async (request) => {
     const id = (request.params as { id?: string } | undefined)?.id;
@@ -58,7 +59,6 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     stores: (status) => status < 400,
     snapshot: true,
   });
-  const rendersInProcess = (request: FastifyRequest) => String(request.headers['x-render-in-process-refunds'] ?? '').toLowerCase() === 'true';
   const withIdempotency = (request: FastifyRequest, reply: FastifyReply, opts: { required: boolean; emptyReplay?: boolean }, run: () => Outcome) =>
     idempotency.run(request, reply, run, {
       required: opts.required ? badRequest(4292, "Header X-Idempotency-Key can't be null") : undefined,
@@ -103,7 +103,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
   app.post<{ Params: { id: string } }>('/v1/payments/:id/refunds', (request, reply) =>
     withIdempotency(request, reply, { required: true, emptyReplay: true }, () => {
       const payment = payments.get(request.params.id);
-      return payment ? refundPayment(payment, (request.body ?? {}) as Json, rendersInProcess(request)) : notFound('Payment');
+      return payment ? refunds.refundPayment(payment, (request.body ?? {}) as Json, rendersInProcess(request)) : notFound('Payment');
     }));
 
   app.get<{ Params: { id: string } }>('/v1/payments/:id/refunds', async (request, reply) => {
@@ -115,20 +115,6 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     return refund ?? send(reply, notFound('Refund'));
   });
 
-  // POST /__control/refunds/settle: MP ends the refunds it held in process (approved: counted now; rejected: the
-  // money stays with the seller) and notifies payment.updated, as for any change of the payment.
-  core.control.onRefundSettle('mercadopago', (id, outcome) => {
-    const payment = payments.get(id);
-    if (!payment) return { ok: false, status: 404, message: `mercadopago has no payment ${id}` };
-    const held = payment.refunds.filter((r: Json) => r.status === 'in_process');
-    for (const refund of held) {
-      refund.status = outcome;
-      if (outcome === 'approved') countRefund(payment, cents(refund.amount));
-      else payment.date_last_updated = mpDate();
-    }
-    if (held.length) webhooks.changed(String(payment.id));
-    return { ok: true, settled: held.length };
-  });
 
   app.post('/v1/customers', (request, reply) => withIdempotency(request, reply, { required: false }, () => createCustomer((request.body ?? {}) as Json)));
 
@@ -269,45 +255,6 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     return { status: 200, body: payment };
   }
 
-  /** Partial refunds keep `approved` (status_detail partially_refunded); reaching the total turns `refunded`. */
-  function countRefund(payment: Json, amount: number): void {
-    const total = cents(payment.transaction_amount);
-    const refunded = cents(payment.transaction_amount_refunded) + amount;
-    payment.transaction_amount_refunded = reais(refunded);
-    if (refunded >= total) setStatus(payment, 'refunded', 'refunded');
-    else setStatus(payment, 'approved', 'partially_refunded');
-  }
-
-  /**
-   * A refund held in process (POST /__control/refund-outcomes in_process) is created with status in_process and not
-   * counted yet; MP answers it 201 only to a request with X-Render-In-Process-Refunds: true, else 400 (the refund
-   * stays in process all the same: mercadopago.md section 3, MP's pix refund guide).
-   */
-  function refundPayment(payment: Json, body: Json, showInProcess: boolean): Outcome {
-    const total = cents(payment.transaction_amount);
-    const held = payment.refunds.filter((r: Json) => r.status === 'in_process').reduce((sum: number, r: Json) => sum + cents(r.amount), 0);
-    const remaining = total - cents(payment.transaction_amount_refunded) - held;
-    if (payment.status !== 'approved' || remaining <= 0) return stateError();
-    let amount = remaining;
-    if (body.amount !== undefined && body.amount !== null) {
-      if (typeof body.amount !== 'number' || cents(body.amount) <= 0 || cents(body.amount) > remaining) return badRequest(2017, 'Invalid transaction_amount for update');
-      amount = cents(body.amount);
-    }
-    const refund = {
-      id: nextRefundId++, payment_id: payment.id, amount: reais(amount), metadata: body.metadata ?? {},
-      source: { id: '1234567890', name: 'Loja Sandbox', type: 'collector' }, date_created: mpDate(), unique_sequence_number: null,
-      refund_mode: 'standard', adjustment_amount: 0, status: 'approved', reason: null, amount_refunded_to_payer: reais(amount),
-    };
-    payment.refunds.push(refund);
-    if (core.control.takeRefundOutcome('mercadopago', 'in_process')) {
-      refund.status = 'in_process';
-      payment.date_last_updated = mpDate();
-      if (!showInProcess) return badRequest(2085, 'The refund is in process'); // MP's default for a refund in process
-      return { status: 201, body: refund };
-    }
-    countRefund(payment, amount);
-    return { status: 201, body: refund };
-  }
 
   function createCustomer(body: Json): Outcome {
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase() : '';
