@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { E2E } from '../helpers/e2e';
 import type { ApiDescription } from '../helpers/api-descriptions';
-import { GATEWAY_IDS, type GatewayId } from '../../src/gateways/registry-ids';
+import type { GatewayId } from '../../src/gateways/registry-ids';
 import type { RecordedRequest } from '../../src/sandbox/control';
 import type { PaymentMethod } from '../../src/gateways/types';
 import type { CompatCase, PairMethod } from '../compat/pairs-types';
@@ -121,9 +121,12 @@ export interface CompatAnswer {
 }
 
 /** Compatibility mode `c`: its native create of every method, charged on every gateway, and the read-back of each. */
+/** The five gateways with compatibility cases (a gateway added to the registry, e.g. by the new-gateway test, has none). */
+const TARGETS: GatewayId[] = ['stripe', 'pagarme', 'asaas', 'mercadopago', 'pagbank'] as GatewayId[];
+
 export async function compatAnswers(e2e: E2E, c: CompatCase): Promise<CompatAnswer[]> {
   const out: CompatAnswer[] = [];
-  for (const target of GATEWAY_IDS) {
+  for (const target of TARGETS) {
     for (const method of Object.keys(c.payloads) as PairMethod[]) {
       if (REFUSED.has(`${c.compat}/${target}/${method}`)) continue;
       const key = await e2e.account({ primaryGateway: target, gatewayFallbacks: [], compatibilityMode: c.compat });
