@@ -173,7 +173,7 @@ describe('PagBank chargebacks: legacy notifications read back', { timeout: 60_00
     const charge = await paidCharge('pagbank');
     await e2e.control.dispute('pagbank', charge.externalId);
     await forwarded(charge.id, 'dispute.opened');
-    const sent = (await e2e.control.webhooks('pagbank')).filter((w) => w.resource === charge.externalId && w.event === 'transaction 5');
+    const sent = (await e2e.control.webhooks('pagbank')).filter((w) => w.resource === charge.externalId && w.event === 'transaction 9');
     assert.equal(sent.length, 1, 'the emulator sent one legacy notification for the opening');
     // RouteGate read the code back at the legacy API, with the account's credentials in the query string.
     const reads = (await e2e.control.requests('pagbank')).filter((r) => r.method === 'GET' && r.path.startsWith('/v3/transactions/notifications/'));
@@ -185,7 +185,7 @@ describe('PagBank chargebacks: legacy notifications read back', { timeout: 60_00
     const read = await fetch(`${base}/v3/transactions/notifications/${code}?email=${encodeURIComponent('loja@example.com')}&token=${token}`);
     assert.equal(read.status, 200);
     const xml = await read.text();
-    assert.match(xml, /<status>5<\/status>/);
+    assert.match(xml, /<status>9<\/status>/, 'a card chargeback: Retenção temporária');
     assert.match(xml, new RegExp(`<reference>${charge.id}</reference>`));
     assert.match(xml, /<grossAmount>19\.99<\/grossAmount>/);
     assert.equal((await fetch(`${base}/v3/transactions/notifications/${code}`)).status, 401, 'the legacy API wants email and token');

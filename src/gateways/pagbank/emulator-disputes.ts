@@ -7,15 +7,17 @@ import { conflictStatus, notFound, type StoredCharge, type StoredOrder } from '.
 // PagBank chargebacks (docs/webhooks.md, "PagBank chargebacks"): the Orders API shows none (the charge stays PAID at
 // GET /charges/{id}); they reach the seller only as the legacy notification, a form-encoded POST
 // `notificationCode=<code>&notificationType=transaction`, read back at GET /v3/transactions/notifications/{code}
-// ?email=..&token=.. as an XML <transaction>. Legacy statuses: 3 Paga, 4 Disponível, 5 Em disputa, 8 Debitado (the
-// money went back to the buyer: lost). A dispute won shows the transaction Disponível (4) again. The legacy
+// ?email=..&token=.. as an XML <transaction>. Legacy statuses: 3 Paga, 4 Disponível, 5 Em disputa (the buyer's
+// dispute at PagBank), 8 Debitado (the money went back to the buyer: lost), 9 Retenção temporária (the buyer asked the
+// card's issuer for a chargeback). A card chargeback, what /__control/dispute plays, opens as 9; won, the transaction
+// shows Disponível (4) again. The legacy
 // transaction code is the charge id's UUID (the charge id without CHAR_). Each status change is a new notification
 // with a new code; every code keeps answering the transaction as it is now.
 
 /** Retries are not published; the same schedule as the Orders API notifications. */
 const CONVENTION = { retries: [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, HOUR_MS, 6 * HOUR_MS], timeoutMs: 30_000 };
 
-export const LEGACY_STATUS = { PAID: 3, AVAILABLE: 4, IN_DISPUTE: 5, DEBITED: 8 } as const;
+export const LEGACY_STATUS = { PAID: 3, AVAILABLE: 4, IN_DISPUTE: 5, DEBITED: 8, CHARGEBACK_HOLD: 9 } as const;
 
 interface LegacyState { status: number; lastEventDate: string }
 
@@ -74,12 +76,13 @@ export function pagbankDisputes(app: FastifyInstance, core: EmulatorCore, views:
         const refused = conflictStatus(charge, 'PAID');
         return { ok: false, status: refused.status, body: refused.body };
       }
-      return set(charge, LEGACY_STATUS.IN_DISPUTE);
+      return set(charge, LEGACY_STATUS.CHARGEBACK_HOLD);
     },
     close(id, outcome) {
       const charge = views.charge(id);
       if (!charge) return { ok: false, status: 404, body: notFound('charge_id') };
-      if (legacy.get(id)?.status !== LEGACY_STATUS.IN_DISPUTE) {
+      const held = legacy.get(id)?.status;
+      if (held !== LEGACY_STATUS.CHARGEBACK_HOLD && held !== LEGACY_STATUS.IN_DISPUTE) {
         return { ok: false, status: 409, body: legacyError('53000', `transaction ${legacyCode(id)} is not in dispute`) };
       }
       return set(charge, outcome === 'won' ? LEGACY_STATUS.AVAILABLE : LEGACY_STATUS.DEBITED);
