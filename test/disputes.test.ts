@@ -179,6 +179,7 @@ describe('PagBank chargebacks: legacy notifications read back', { timeout: 60_00
     const reads = (await e2e.control.requests('pagbank')).filter((r) => r.method === 'GET' && r.path.startsWith('/v3/transactions/notifications/'));
     const code = decodeURIComponent(/notifications\/([^?]+)/.exec(reads[reads.length - 1].path)![1]);
     assert.match(reads[reads.length - 1].path, /[?&]token=[^&]+/);
+    assert.match(reads[reads.length - 1].path, /[?&]email=[^&]+/, 'the legacy API wants the e-mail beside the token');
     assert.match(code, /^[0-9A-F]{6}-[0-9A-F]{12}-[0-9A-F]{12}-[0-9A-F]{6}$/);
     const base = `${e2e.sandbox.emulators.url}/pagbank`;
     const token = SANDBOX_CREDENTIALS.pagbank.token;
