@@ -6,6 +6,7 @@ import { patchFromEvent } from '../src/webhooks/charge-update';
 import type { ChargeRecord } from '../src/store/charges';
 import type { NormalizedChargeResult } from '../src/gateways/types';
 import type { WebhookResult } from '../src/webhooks/event';
+import { mismatchOf } from '../src/webhooks/event-checks';
 
 // The dispute lifecycle on a charge (docs/charges.md, "Disputes") as the pure patches the store applies under the
 // charge's lock: none -> open -> won | lost, never back, and never a refund. The end-to-end path is
@@ -99,4 +100,21 @@ test('an answer that tells nothing of chargebacks leaves a disputed or charged-b
   const lost = charge({ status: 'charged_back', dispute: { ...open(), status: 'lost' } });
   assert.equal(patchFromGateway(lost, answer({ status: 'charged_back' })).status, 'charged_back');
   assert.equal(patchFromGateway(lost, answer({ status: 'disputed' })).status, 'charged_back', 'a settled dispute is not reopened by a stale read');
+});
+
+test('an outcome told only of an open dispute (settlesOpen) is a mismatch on a charge with none open, and applies to an open one', () => {
+  const won: WebhookResult = { type: 'dispute.won', gatewayType: 'transaction 4', reference: 'chg_1', amount: 1999, dispute: { status: 'won', settlesOpen: true } };
+  assert.match(mismatchOf(charge(), won) ?? '', /only of an open one/);
+  assert.match(mismatchOf(charge({ status: 'approved', dispute: { ...open(), status: 'won' } }), won) ?? '', /no open dispute/);
+  const disputed = charge({ status: 'disputed', dispute: open() });
+  assert.equal(mismatchOf(disputed, won), undefined);
+  assert.deepEqual(patchFromEvent(disputed, won, 'later'), { status: 'approved', dispute: { ...open(), status: 'won' } });
+});
+
+test('a dispute naming no amount of its own must be about a payment of the charge\'s amount', () => {
+  const opened: WebhookResult = { type: 'dispute.opened', gatewayType: 'transaction 9', reference: 'chg_1', amount: 2999, dispute: { status: 'open' } };
+  assert.match(mismatchOf(charge(), opened) ?? '', /amount 2999 is not the charge's amount 1999/);
+  assert.equal(mismatchOf(charge(), { ...opened, amount: 1999 }), undefined);
+  // A dispute with its own amount (part of the payment disputed) is checked against the charge's amount only as a ceiling.
+  assert.equal(mismatchOf(charge(), { ...opened, amount: 5000, dispute: { status: 'open', amount: 1500 } }), undefined);
 });

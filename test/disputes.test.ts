@@ -59,7 +59,7 @@ async function forwarded(chargeId: string, type: string): Promise<Hit> {
 const forwardedTypes = (chargeId: string) => backend.hits.filter((h) => h.body?.data?.chargeId === chargeId).map((h) => h.body.type as string);
 
 /** Gateways whose emulator and RouteGate carry a dispute from opening to its outcome (docs/charges.md, "Disputes"). */
-const SETTLED: GatewayId[] = ['stripe', 'mercadopago', 'asaas'];
+const SETTLED: GatewayId[] = ['stripe', 'mercadopago', 'asaas', 'pagbank'];
 
 describe('disputes over real HTTP', { timeout: 120_000 }, () => {
   for (const gateway of [...SETTLED, 'pagarme'] as GatewayId[]) {
@@ -165,6 +165,48 @@ describe('disputes over real HTTP', { timeout: 120_000 }, () => {
     assert.equal(row.status, 'approved');
     assert.equal(row.dispute, undefined);
     assert.ok(!forwardedTypes(charge.id).some((t) => t.startsWith('dispute.')), 'nothing about a dispute was forwarded');
+  });
+});
+
+describe('PagBank chargebacks: legacy notifications read back', { timeout: 60_000 }, () => {
+  test('the notification is form-encoded and carries only a code; the Orders API still shows the charge PAID', async () => {
+    const charge = await paidCharge('pagbank');
+    await e2e.control.dispute('pagbank', charge.externalId);
+    await forwarded(charge.id, 'dispute.opened');
+    const sent = (await e2e.control.webhooks('pagbank')).filter((w) => w.resource === charge.externalId && w.event === 'transaction 9');
+    assert.equal(sent.length, 1, 'the emulator sent one legacy notification for the opening');
+    // RouteGate read the code back at the legacy API, with the account's credentials in the query string.
+    const reads = (await e2e.control.requests('pagbank')).filter((r) => r.method === 'GET' && r.path.startsWith('/v3/transactions/notifications/'));
+    const code = decodeURIComponent(/notifications\/([^?]+)/.exec(reads[reads.length - 1].path)![1]);
+    assert.match(reads[reads.length - 1].path, /[?&]token=[^&]+/);
+    assert.match(reads[reads.length - 1].path, /[?&]email=[^&]+/, 'the legacy API wants the e-mail beside the token');
+    assert.match(code, /^[0-9A-F]{6}-[0-9A-F]{12}-[0-9A-F]{12}-[0-9A-F]{6}$/);
+    const base = `${e2e.sandbox.emulators.url}/pagbank`;
+    const token = SANDBOX_CREDENTIALS.pagbank.token;
+    const read = await fetch(`${base}/v3/transactions/notifications/${code}?email=${encodeURIComponent('loja@example.com')}&token=${token}`);
+    assert.equal(read.status, 200);
+    const xml = await read.text();
+    assert.match(xml, /<status>9<\/status>/, 'a card chargeback: Retenção temporária');
+    assert.match(xml, new RegExp(`<reference>${charge.id}</reference>`));
+    assert.match(xml, /<grossAmount>19\.99<\/grossAmount>/);
+    assert.equal((await fetch(`${base}/v3/transactions/notifications/${code}`)).status, 401, 'the legacy API wants email and token');
+    const modern = await fetch(`${base}/charges/${charge.externalId}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal((await modern.json() as { status: string }).status, 'PAID');
+  });
+
+  test('a forged legacy notification naming a code PagBank does not know changes nothing', async () => {
+    const charge = await paidCharge('pagbank');
+    const token = (await e2e.sandbox.app.store.accounts.get(e2e.sandbox.account.id))!.webhookToken;
+    const res = await e2e.call('POST', `/api/v1/webhooks/pagbank/${token}`, {
+      rawBody: 'notificationCode=000000-000000000000-000000000000-000000&notificationType=transaction',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(res.body.data.ignored, res.text);
+    const row = await stored(charge.id);
+    assert.equal(row.status, 'approved');
+    assert.equal(row.dispute, undefined);
+    assert.ok(!forwardedTypes(charge.id).some((t) => t.startsWith('dispute.')));
   });
 });
 

@@ -12,6 +12,11 @@ export interface DisputeFact {
   amount?: number;
   reason?: string | null;
   openedAt?: string;
+  /**
+   * The outcome is told only of a dispute already open: the gateway's status after a won dispute is also its status
+   * of a plain paid payment, so on a charge with no open dispute it says nothing (src/webhooks/event-checks.ts).
+   */
+  settlesOpen?: boolean;
 }
 
 /** The charge's status for a settled dispute; a won one takes the charge back to what it was. */

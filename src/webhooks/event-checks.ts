@@ -1,5 +1,5 @@
 import type { ChargeRecord } from '../store/charges';
-import { DISPUTE_EVENTS, movesCharge, type RouteGateEventType, type WebhookResult } from './event';
+import { DISPUTE_EVENTS, isDisputeEvent, movesCharge, type RouteGateEventType, type WebhookResult } from './event';
 
 /**
  * Why a verified payment event must not be applied to the charge it names, or undefined when it may. Money never
@@ -13,6 +13,13 @@ export function mismatchOf(charge: ChargeRecord, e: WebhookResult): string | und
   const reasons: string[] = [];
   if (e.dispute && Number.isInteger(e.dispute.amount) && e.dispute.amount! > charge.amount) {
     reasons.push(`the disputed amount ${e.dispute.amount} exceeds the charge's amount ${charge.amount}`);
+  }
+  if (e.dispute?.settlesOpen && charge.dispute?.status !== 'open') {
+    reasons.push(`it tells a dispute ${e.dispute.status} only of an open one, and the charge has no open dispute`);
+  }
+  // A dispute that names no amount of its own is on the whole payment: the payment's amount it tells is the charge's.
+  if (isDisputeEvent(e.type) && e.dispute && e.dispute.amount === undefined && typeof e.amount === 'number' && e.amount !== charge.amount) {
+    reasons.push(`the disputed payment's amount ${e.amount} is not the charge's amount ${charge.amount}`);
   }
   if (e.currency && charge.currency && e.currency.toUpperCase() !== charge.currency.toUpperCase()) {
     reasons.push(`currency ${e.currency} is not the charge's ${charge.currency}`);

@@ -69,12 +69,7 @@ export class WebhookProcessor {
     if (req.token !== undefined && !account) throw rgError('WEBHOOK_TOKEN_UNKNOWN');
     this.listener?.(gateway, 'received');
 
-    let body: unknown;
-    try {
-      body = JSON.parse(req.rawBody.toString('utf8'));
-    } catch {
-      throw rgError('INVALID_JSON');
-    }
+    const body = parseNotification(req.rawBody, req.headers['content-type']);
     const request: WebhookRequest = { rawBody: req.rawBody, body, headers: req.headers, query: req.query };
     const bindings = webhook.bindings?.(wire) ?? {};
     const first = await this.normalize(gateway, request, null, bindings);
@@ -338,5 +333,23 @@ export class WebhookProcessor {
       if (Date.now() > until) return { delivered: false, error: 'a delivery attempt is still in progress' };
       await new Promise((r) => setTimeout(r, 25));
     }
+  }
+}
+
+/**
+ * A notification's body: JSON, or a form (some gateways send form-encoded notifications that carry only a code to
+ * read back), as an object of its first values.
+ */
+function parseNotification(rawBody: Buffer, contentType: string | string[] | undefined): unknown {
+  const type = String(Array.isArray(contentType) ? contentType[0] : contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    const fields = new Map<string, string>();
+    for (const [k, v] of new URLSearchParams(rawBody.toString('latin1'))) if (!fields.has(k)) fields.set(k, v);
+    return Object.fromEntries(fields);
+  }
+  try {
+    return JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    throw rgError('INVALID_JSON');
   }
 }

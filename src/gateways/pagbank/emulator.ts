@@ -10,6 +10,7 @@ import {
   errorBody, notFound, orderProblem, pagbankId, pixEmv, publicCard, renderCharge, requestAmount,
 } from './emulator-shapes';
 import { pagbankWebhooks } from './emulator-webhooks';
+import { pagbankDisputes } from './emulator-disputes';
 
 // PagBank Orders API emulator (shared/gateways/pagbank.md): POST /orders with `charges[]` (card, boleto) or
 // `qr_codes[]` (pix), charge capture/cancel, Bearer token, declines as HTTP 201 with a DECLINED charge.
@@ -47,6 +48,8 @@ export const pagbankEmulator = defineEmulator((app, core) => {
   core.authenticate((request) => {
     const route = request.routeOptions.url ?? '';
     if (route.includes('/qrcode/') || route.includes('/boleto/')) return undefined;
+    // The legacy transactions API authenticates with email and token in the query string (its own route checks them).
+    if (route.includes('/v3/transactions/')) return undefined;
     // `Bearer <token>` (a raw token is accepted too, as some clients send it); "invalid" marks a rejected token.
     const token = String(request.headers.authorization ?? '').replace(/^Bearer\s+/i, '').trim();
     if (token !== '' && !token.includes('invalid')) return undefined;
@@ -64,6 +67,8 @@ export const pagbankEmulator = defineEmulator((app, core) => {
   const webhooks = pagbankWebhooks(core, {
     order: (id) => orders.get(id), charge: (id) => charges.get(id), renderOrder, renderCharge: (charge) => renderCharge(charge, unit),
   });
+
+  core.disputes(pagbankDisputes(app, core, { charge: (id) => charges.get(id), order: (id) => orders.get(id) }));
 
   app.post('/orders', (request, reply) => withIdempotency(request, reply, () => createOrder((request.body ?? {}) as Json, baseOf(request), bearerOf(request))));
 

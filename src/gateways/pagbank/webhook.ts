@@ -1,6 +1,7 @@
 import { anyEqual, headerValue, safeEqual, sha256Hex } from '../../lib/signatures';
 import { invalid, UNCONFIGURED, verified, type GatewayWebhook } from '../webhook';
 import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
+import { legacyNotificationCode, readLegacyTransaction } from './legacy-notifications';
 
 // Two schemes (DESIGN.md): SPEC.md's `Authorization: Bearer <webhookSecret>`, and the real PagBank's
 // `x-authenticity-token` = lowercase hex SHA-256 of `<token>-<raw body>` (shared/gateways/pagbank.md section 7), where
@@ -10,8 +11,11 @@ import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
 // RouteGate re-reads the order instead of believing it (docs/webhooks.md, "Which events move money").
 // Notifications carry no event id: RouteGate dedupes on the body's hash (a retry resends the same body; a new
 // status is a new body).
+// A legacy notification (form-encoded notificationCode, how chargebacks arrive) is signed by nothing: it is verified
+// only by reading it back at PagBank (legacy-notifications.ts), and deduped on what that read showed.
 export const pagbankWebhook: GatewayWebhook = {
   verify(req, keys) {
+    if (legacyNotificationCode(req)) return UNCONFIGURED;
     const secret = keys.credentials.webhookSecret;
     const apiToken = keys.credentials.token;
     if (!secret && !apiToken) return UNCONFIGURED;
@@ -28,6 +32,13 @@ export const pagbankWebhook: GatewayWebhook = {
     if (!secret) return UNCONFIGURED;
     return invalid('no x-authenticity-token or Authorization: Bearer header');
   },
-  eventId: () => undefined,
+  async resolve(ctx, req) {
+    const code = legacyNotificationCode(req);
+    return code ? readLegacyTransaction(ctx, code) : null;
+  },
+  eventId(req, resource) {
+    const t = (resource as { legacyTransaction?: Record<string, string> } | null)?.legacyTransaction;
+    return t ? `transaction:${t.code}:${t.status ?? ''}:${t.lastEventDate ?? ''}` : undefined;
+  },
   bindings: (wire) => ({ amountUnit: pagbankAmountUnit(wire?.[AMOUNT_UNIT_SETTING]) }),
 };
