@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startE2E, type E2E } from './helpers/e2e';
+import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/demo-account';
 
 // Gateway-priced installment quotes over real HTTP: GET /api/v1/installments with gateway=mercadopago|pagbank and a
@@ -131,6 +131,32 @@ describe('PagBank quotes (GET /charges/fees/calculate)', () => {
   test('a small amount: plans under R$ 5,00 an installment are not quoted', async () => {
     const res = await quote('amount=2000&gateway=pagbank&bin=411111');
     assert.deepEqual(res.body.data.plans.map((p: { count: number }) => p.count), [1, 2, 3, 4]);
+  });
+});
+
+describe('charging after a gateway quote', () => {
+  const charge = (count: number, installmentsTotal: number) => e2e.call('POST', '/api/v1/charges', {
+    key, body: { paymentMethod: 'credit_card', amount: 100000, gateway: 'mercadopago', customer: CUSTOMER, creditCard: { ...CARD, installments: count, installmentsTotal } },
+  });
+
+  test('the total charged is the total the charge names, or nothing moves', async () => {
+    const plans = (await quote('amount=100000&gateway=mercadopago&bin=422222')).body.data.plans as Array<{ count: number; totalAmount: number }>;
+    const before = (await e2e.control.ledger('mercadopago')).length;
+    // 4x: the issuer's 5.99% over the amount is not the account's plan (1.99% a month): refused before any call.
+    const withInterest = plans.find((p) => p.count === 4)!;
+    assert.equal(withInterest.totalAmount, 105990);
+    const refused = await charge(4, withInterest.totalAmount);
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error.code, 'VALIDATION_ERROR');
+    assert.match(refused.body.error.message, /totals 105024 cents, not the 105990 quoted/);
+    assert.equal((await e2e.control.ledger('mercadopago')).length, before, 'nothing reached the gateway');
+    // 3x: interest-free at the gateway and in the settings, the same total: charged exactly that.
+    const free = plans.find((p) => p.count === 3)!;
+    const res = await charge(3, free.totalAmount);
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.amount, free.totalAmount);
+    const held = (await e2e.control.ledger('mercadopago')).filter((e) => e.reference === res.body.data.id);
+    assert.deepEqual(held.map((e) => e.amount), [free.totalAmount]);
   });
 });
 
