@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/demo-account';
 
@@ -157,6 +158,46 @@ describe('charging after a gateway quote', () => {
     assert.equal(res.body.data.amount, free.totalAmount);
     const held = (await e2e.control.ledger('mercadopago')).filter((e) => e.reference === res.body.data.id);
     assert.deepEqual(held.map((e) => e.amount), [free.totalAmount]);
+  });
+});
+
+describe('property', () => {
+  test('for any amount, card, gateway quote and settings: the total charged is the quoted total, or nothing moves', async () => {
+    const seen = { charged: 0, refused: 0 };
+    const settings = fc.record({
+      interestFreeCount: fc.integer({ min: 1, max: 12 }),
+      monthlyInterestRate: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 40_000 }).map((n) => n / 10_000)),
+    });
+    await fc.assert(fc.asyncProperty(
+      fc.integer({ min: 1_000, max: 3_000_000 }), fc.integer({ min: 2, max: 12 }), fc.constantFrom('422222', '411111', '555566', '636368'),
+      fc.constantFrom('mercadopago', 'pagbank'), settings,
+      async (amount, count, bin, gateway, s) => {
+        const as = await e2e.account({ primaryGateway: gateway });
+        await e2e.call('PATCH', '/api/v1/clients/settings', { key: as, body: { installments: { maxCount: 12, minInstallmentAmount: 0, ...s } } });
+        const q = await quote(`amount=${amount}&gateway=${gateway}&bin=${bin}`, as);
+        assert.equal(q.status, 200, q.text);
+        const plan = q.body.data.plans.find((p: { count: number }) => p.count === count);
+        if (!plan) return;
+        const before = (await e2e.control.ledger(gateway)).length;
+        const res = await e2e.call('POST', '/api/v1/charges', {
+          key: as, body: { paymentMethod: 'credit_card', amount, gateway, customer: CUSTOMER, creditCard: { ...CARD, installments: count, installmentsTotal: plan.totalAmount } },
+        });
+        const id = res.status === 201 ? res.body.data.id : res.headers['x-rg-charge-id'];
+        const held = typeof id === 'string' ? (await e2e.control.ledger(gateway)).filter((e) => e.reference === id).map((e) => e.amount) : [];
+        if (res.status === 201) {
+          seen.charged++;
+          assert.equal(res.body.data.amount, plan.totalAmount);
+          assert.deepEqual(held, [plan.totalAmount], 'the gateway holds the quoted total');
+        } else {
+          seen.refused++;
+          assert.equal(res.status, 400, res.text);
+          assert.equal(res.body.error.code, 'VALIDATION_ERROR');
+          assert.deepEqual(held, [], 'a refused charge holds no money');
+          assert.equal((await e2e.control.ledger(gateway)).length, before, 'nothing reached the gateway');
+        }
+      },
+    ), { numRuns: Number(process.env.INSTALLMENT_RUNS ?? 25), seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : 45, endOnFailure: true, includeErrorInReport: true });
+    assert.ok(seen.charged > 0 && seen.refused > 0, `both outcomes were exercised: ${JSON.stringify(seen)}`);
   });
 });
 
