@@ -264,3 +264,23 @@ describe('errors', () => {
     assert.equal((await fetch(`${base}/pagbank/charges/fees/calculate?payment_methods=CREDIT_CARD&value=10000`)).status, 401);
   });
 });
+
+describe('PagBank in the reais profile (ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais)', () => {
+  let reais: E2E;
+  before(async () => {
+    reais = await startE2E({ ROUTEGATE_PAGBANK_AMOUNT_UNIT: 'reais' });
+  });
+  after(async () => {
+    await reais?.close();
+  });
+
+  test('the value goes in reais and the plans come back in cents, the same to the cent', async () => {
+    const as = await reais.account({ primaryGateway: 'pagbank' });
+    await reais.call('PATCH', '/api/v1/clients/settings', { key: as, body: { installments: SETTINGS } });
+    const res = await reais.call('GET', '/api/v1/installments?amount=123457&gateway=pagbank&bin=555566', { key: as });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.data.plans, expectedPagBank(123457, 'mastercard', 12, 3));
+    const asked = (await reais.control.requests('pagbank')).find((r) => r.path.startsWith('/charges/fees/calculate'));
+    assert.equal(new URLSearchParams(asked!.path.split('?')[1]).get('value'), '1234.57');
+  });
+});
