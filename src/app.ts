@@ -214,7 +214,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await registerKeyRateLimit(api, { max: config.rateLimit, store: rateLimitStore() });
     await api.register(accountRoutes, { store, vault, validator, publicUrl: () => config.publicUrl });
     await api.register(chargeRoutes, { deps: gatewayDeps, charges, validator });
-    await api.register(installmentRoutes);
+    await api.register(installmentRoutes, { deps: gatewayDeps });
     await api.register(coproducerRoutes, { coproducers });
     await api.register(eventRoutes, { events });
   }, { prefix: '/api/v1' });

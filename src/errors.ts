@@ -159,6 +159,7 @@ export const ERRORS = {
   METHOD_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} does not support {method} charges' },
   CURRENCY_NOT_SUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot charge {method} in {currency}' },
   INSTALLMENTS_UNSUPPORTED: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} cannot charge {count} installments in {currency}: {why}' },
+  INSTALLMENTS_NO_GATEWAY_PLANS: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: '{gateway} quotes no installment plans for the card with bin {bin}' },
   CARD_TOKEN_NOT_PORTABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'the card token belongs to {owner} and cannot be charged on {gateway}' },
   SPLIT_RECIPIENT_UNAVAILABLE: { code: 'GATEWAY_UNSUPPORTED_OPERATION', message: 'split recipient ids belong to {owner} and are unknown to {gateway}' },
   SPLIT_COPRODUCER_UNAVAILABLE: {

@@ -124,6 +124,10 @@ test('one request (or more) per documented operation: every answer is documented
 
   await send('GET', '/api/v1/installments', '/api/v1/installments?amount=100000&gateway=pagbank');
   await send('GET', '/api/v1/installments', '/api/v1/installments?amount=0');
+  const gatewayQuote = await send('GET', '/api/v1/installments', '/api/v1/installments?amount=100000&gateway=pagbank&bin=411111');
+  assert.equal(gatewayQuote.body.data.source, 'gateway', gatewayQuote.text);
+  await send('GET', '/api/v1/installments', '/api/v1/installments?amount=100000&gateway=mercadopago&bin=411111'); // no credentials: 400
+  await send('GET', '/api/v1/installments', '/api/v1/installments?amount=100000&gateway=pagbank&bin=999999'); // PagBank refuses: 502
   await send('GET', '/api/v1/charges', '/api/v1/charges?limit=2');
   await send('GET', '/api/v1/charges', '/api/v1/charges?limit=500');
   await send('GET', '/api/v1/charges/{id}', `/api/v1/charges/${id}`);

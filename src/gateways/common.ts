@@ -201,3 +201,10 @@ export function requireCredential(ctx: CallContext, field: string): string {
   if (!v) throw new GatewayFailure('auth', ctx.gateway, `stored ${ctx.gateway} credentials have no ${field}`, { status: 401 });
   return v;
 }
+
+/** A request mapping's flat output as a query string (GET calls); absent and null values are left out. */
+export function queryOf(params: Record<string, unknown> | undefined): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null) q.set(k, String(v));
+  return q.toString();
+}

@@ -279,6 +279,27 @@ export interface InstallmentRule {
   why: string;
 }
 
+/** What a quote asks a gateway that prices installment plans itself (docs/installments.md, "Gateway quotes"). */
+export interface InstallmentQuoteRequest {
+  /** The price, cents. */
+  amount: number;
+  /** The card's first 6 to 8 digits: the gateway prices per card brand or issuer. */
+  bin: string;
+  /** The account's most installments and interest-free counts (a gateway that takes them is told). */
+  maxCount: number;
+  interestFreeCount: number;
+}
+
+/** One plan as the gateway priced it, in cents. */
+export interface GatewayQuotedPlan {
+  count: number;
+  installmentAmount: number;
+  totalAmount: number;
+  interestFree: boolean;
+  /** Percent a month where the gateway states one; null where it states only the plan's total. */
+  monthlyInterestRate: number | null;
+}
+
 /** Capabilities as data: the router checks them before any network call. */
 export type CapabilityTable = Record<PaymentMethod, Record<ChargeOperation, Capability>> & { customer: Capability };
 
@@ -346,6 +367,11 @@ export interface GatewayAdapter {
    */
   refundNotYet?(err: GatewayFailure): boolean;
   createCustomer(ctx: CallContext, customer: NormalizedCustomer): Promise<CustomerOutcome>;
+  /**
+   * Read-only: the gateway's own installment plans for an amount and a card (a gateway with a quote endpoint); absent:
+   * quotes are computed from the account's settings. Resolves [] when the gateway offers no plan for that card.
+   */
+  quoteInstallments?(ctx: CallContext, request: InstallmentQuoteRequest): Promise<GatewayQuotedPlan[]>;
 }
 
 /**

@@ -145,8 +145,8 @@ export const OPERATIONS: Record<string, Operation> = {
     errors: [400, 401, 404, 409, 413, 500, 502], public: true,
   },
   'GET /api/v1/installments': {
-    success: { status: 200, description: "the plans for the amount (count, installment, total, interest), from the account's installment settings", schema: ref('installment-quote-response') },
-    errors: [400],
+    success: { status: 200, description: "the plans for the amount (count, installment, total, interest): from the account's installment settings, or with a gateway that quotes itself and a card's bin, that gateway's own quote (docs/installments.md)", schema: ref('installment-quote-response') },
+    errors: [400, 422, 502, 504],
   },
   'GET /api/v1/events': { success: { status: 200, description: 'a page of events, newest first', schema: ref('event-list-response') }, errors: [] },
   'GET /api/v1/events/:id': { success: { status: 200, description: 'the event as forwarded, with every delivery and attempt', schema: ref('event-response') }, errors: [404] },

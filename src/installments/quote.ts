@@ -7,7 +7,8 @@ export interface QuoteAnswer {
   amount: number;
   gateway: GatewayId | null;
   source: 'settings' | 'gateway';
-  plans: InstallmentQuote[];
+  /** From a gateway's quote, monthlyInterestRate is null where the gateway states no monthly rate. */
+  plans: Array<Omit<InstallmentQuote, 'monthlyInterestRate'> & { monthlyInterestRate: number | null }>;
 }
 
 /**

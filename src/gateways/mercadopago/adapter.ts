@@ -1,7 +1,7 @@
 import { capabilityTable } from '../capabilities';
-import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { newestListed, normalizeCharge, normalizeCustomer, normalizeRefund, queryOf, requireCredential, send, today, type Transport } from '../common';
 import type { GatewayReply } from '../http-client';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type NormalizedCharge } from '../types';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type GatewayQuotedPlan, type InstallmentQuoteRequest, type NormalizedCharge } from '../types';
 
 // Mercado Pago Payments API v1 (shared/gateways/mercadopago.md). One payment per charge, numeric id as the
 // externalId; capture and cancel are PUT /v1/payments/{id}; refunds are their own resource, so a refund
@@ -73,6 +73,17 @@ export async function readResource(ctx: CallContext, path: string): Promise<unkn
   return (await send(ctx, transport, { method: 'GET', path })).json;
 }
 
+/**
+ * GET /v1/payment_methods/installments?amount=&bin=: the card's issuer's payer_costs (installments.request and
+ * installments.response convert the amounts). Mercado Pago prices per issuer, so the quote needs the bin.
+ */
+async function quoteInstallments(ctx: CallContext, request: InstallmentQuoteRequest): Promise<GatewayQuotedPlan[]> {
+  requireCredential(ctx, 'accessToken');
+  const params = await ctx.mappings.evaluate<Record<string, unknown>>('installments.request', request);
+  const reply = await send(ctx, transport, { method: 'GET', path: `/v1/payment_methods/installments?${queryOf(params)}` });
+  return (await ctx.mappings.evaluate<GatewayQuotedPlan[] | undefined>('installments.response', { response: reply.json })) ?? [];
+}
+
 export const mercadopagoAdapter: GatewayAdapter = {
   id: 'mercadopago',
   amountUnit: 'major',
@@ -105,6 +116,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
 
   retrieveCharge,
   lookupCharge,
+  quoteInstallments,
 
   // A partial capture names the amount (capture.request converts it to reais); MP releases the rest of the reserve.
   captureCharge: (ctx, ref, amount) => updatePayment(ctx, ref, 'capture', amount),

@@ -8,6 +8,8 @@ export const mercadopagoAmounts: AmountDeclaration = {
     'capture.request': { cents: (i) => i.amount ?? null, fields: ['transaction_amount'] },
     'refund.request': { cents: (i) => i.amount ?? null, fields: ['amount'] },
     'cancel.request': { cents: () => null, fields: ['transaction_amount'] },
+    // GET /v1/payment_methods/installments?amount= (a quote: reais, like the payment it prices).
+    'installments.request': { cents: (i) => i.amount, fields: ['amount'] },
   },
   answer: { fields: ['transaction_amount'] },
 };

@@ -11,6 +11,7 @@ import { mercadopagoWebhooks } from './emulator-webhooks';
 import { mercadopagoRefunds, rendersInProcess } from './emulator-refunds';
 import { applicationFeeRefusal } from './emulator-split';
 import { mercadopagoDisputes } from './emulator-disputes';
+import { installmentsAnswer } from './emulator-installments';
 
 // Mercado Pago Payments API v1 emulator (shared/gateways/mercadopago.md): Bearer access token, amounts in
 // reais (JSON floats), numeric payment ids, X-Idempotency-Key required on payment and refund creation,
@@ -67,6 +68,9 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
 
   app.post('/v1/card_tokens', async (request, reply) => send(reply, createCardToken((request.body ?? {}) as Json)));
   app.post('/v1/payments', (request, reply) => withIdempotency(request, reply, { required: true }, () => createPayment((request.body ?? {}) as Json)));
+
+  // The issuer's plans for an amount and a card's bin (emulator-installments.ts).
+  app.get<{ Querystring: Json }>('/v1/payment_methods/installments', async (request, reply) => send(reply, installmentsAnswer(request.query ?? {})));
 
   // Search (mercadopago.md section 3): filters external_reference and status; sort by date_created, id, ...
   // with criteria asc|desc (newest first when no sort is given); limit (default 30) and offset.

@@ -1,7 +1,7 @@
 import { capabilityTable } from '../capabilities';
-import { normalizeCharge, normalizeRefund, requireCredential, send, today, type Transport } from '../common';
+import { normalizeCharge, normalizeRefund, queryOf, requireCredential, send, today, type Transport } from '../common';
 import { AMOUNT_UNIT_SETTING, pagbankAmountUnit } from './wire';
-import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter } from '../types';
+import { GatewayFailure, type CallContext, type ChargeOutcome, type ChargeRef, type GatewayAdapter, type GatewayQuotedPlan, type InstallmentQuoteRequest } from '../types';
 
 // PagBank Orders API (shared/gateways/pagbank.md). An order holds one charge (card, boleto) or one pix QR
 // code (qr_codes[], no charge until paid). Capture and cancel/refund act on the charge (CHAR_...); a pix
@@ -52,6 +52,22 @@ async function chargeAction(
 
 const TRANSACTION_NOT_FOUND_YET = '40008';
 
+/** The most installments PagBank takes (the charge rule below; max_installments above it is refused). */
+const MAX_INSTALLMENTS = 18;
+
+/**
+ * GET /charges/fees/calculate?payment_methods=CREDIT_CARD&value=&max_installments=&max_installments_no_interest=
+ * &credit_card_bin=: the plans of the card's brand, with the buyer's interest beyond the interest-free counts.
+ */
+async function quoteInstallments(ctx: CallContext, request: InstallmentQuoteRequest): Promise<GatewayQuotedPlan[]> {
+  requireCredential(ctx, 'token');
+  const maxCount = Math.min(request.maxCount, MAX_INSTALLMENTS);
+  const input = { ...request, maxCount, interestFreeCount: Math.min(request.interestFreeCount, maxCount) };
+  const params = await ctx.mappings.evaluate<Record<string, unknown>>('installments.request', input, bindingsOf(ctx));
+  const reply = await send(ctx, transport, { method: 'GET', path: `/charges/fees/calculate?${queryOf(params)}` });
+  return (await ctx.mappings.evaluate<GatewayQuotedPlan[] | undefined>('installments.response', { response: reply.json }, bindingsOf(ctx))) ?? [];
+}
+
 export const pagbankAdapter: GatewayAdapter = {
   id: 'pagbank',
   amountUnit: pagbankAmountUnit(), // the default; ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches every call
@@ -94,6 +110,7 @@ export const pagbankAdapter: GatewayAdapter = {
   },
 
   retrieveCharge,
+  quoteInstallments,
 
   captureCharge: (ctx, ref, amount) => chargeAction(ctx, ref, 'capture', amount),
 

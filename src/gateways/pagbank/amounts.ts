@@ -24,6 +24,8 @@ export const pagbankAmounts: AmountDeclaration = {
     'capture.request': { cents: (i) => i.amount ?? i.ref?.amount, fields: ['amount.value'] },
     'refund.request': { cents: (i) => (i.amount != null ? i.amount : i.remaining ? i.remaining : i.ref?.amount), fields: ['amount.value'] },
     'cancel.request': { cents: (i) => i.ref?.amount, fields: ['amount.value'] },
+    // GET /charges/fees/calculate?value= (a quote: the wire unit, like the order it prices).
+    'installments.request': { cents: (i) => i.amount, fields: ['value'] },
   },
   answer: { fields: ['charges[0].amount.value', 'qr_codes[0].amount.value'] },
 };

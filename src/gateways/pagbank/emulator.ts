@@ -11,6 +11,7 @@ import {
 } from './emulator-shapes';
 import { pagbankWebhooks } from './emulator-webhooks';
 import { pagbankDisputes } from './emulator-disputes';
+import { feesAnswer } from './emulator-installments';
 
 // PagBank Orders API emulator (shared/gateways/pagbank.md): POST /orders with `charges[]` (card, boleto) or
 // `qr_codes[]` (pix), charge capture/cancel, Bearer token, declines as HTTP 201 with a DECLINED charge.
@@ -75,6 +76,12 @@ export const pagbankEmulator = defineEmulator((app, core) => {
   app.get<{ Params: { id: string } }>('/orders/:id', async (request, reply) => {
     const order = orders.get(request.params.id);
     return order ? renderOrder(order, baseOf(request)) : reply.code(404).send(notFound('order_id'));
+  });
+
+  // The plans of each brand for a value (emulator-installments.ts).
+  app.get<{ Querystring: Json }>('/charges/fees/calculate', async (request, reply) => {
+    const out = feesAnswer(request.query ?? {}, unit);
+    return reply.code(out.status).send(out.body);
   });
 
   app.get<{ Params: { id: string } }>('/charges/:id', async (request, reply) => {
