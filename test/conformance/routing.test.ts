@@ -250,14 +250,15 @@ describe('idempotency', () => {
     const key = await e2e.account({ primaryGateway: 'pagarme', gatewayFallbacks: [] });
     // On the class: PostgreSQL binds a repository instance to each transaction.
     const repo = Object.getPrototypeOf(e2e.sandbox.app.store.charges) as typeof e2e.sandbox.app.store.charges;
-    const settle = repo.settle;
+    // The create's write after the gateway call is settleOperation (one statement on PostgreSQL).
+    const settleOperation = repo.settleOperation;
     t.after(() => {
-      repo.settle = settle;
+      repo.settleOperation = settleOperation;
     });
     // The write that records the gateway's answer fails; the writes before the call went through.
-    repo.settle = async function (this: typeof repo, id, patch, owner) {
+    repo.settleOperation = async function (this: typeof repo, id, finished, patch, owner) {
       if (patch.status) throw new Error('disk I/O error (simulated)');
-      return settle.call(this, id, patch, owner);
+      return settleOperation.call(this, id, finished, patch, owner);
     };
     const before = (await e2e.control.requests('pagarme')).length;
     const headers = { 'idempotency-key': 'order-crash-1' };
@@ -267,7 +268,7 @@ describe('idempotency', () => {
     assert.match(chargeId, /^chg_/);
     assert.match(first.body.error.message, new RegExp(`GET /api/v1/charges/${chargeId}`));
     assert.ok(!first.text.includes('disk I/O'), 'the internal cause is not shown');
-    repo.settle = settle;
+    repo.settleOperation = settleOperation;
 
     const retry = await e2e.call('POST', '/api/v1/charges', { key, body: card(), headers });
     assert.equal(retry.status, 500);
