@@ -324,7 +324,7 @@ export class ChargesRepository {
     this.lockStmt = db.prepare('UPDATE charges SET lock_owner = ?, lock_expires_at = ? WHERE id = ? AND (lock_owner IS NULL OR lock_expires_at <= ?)');
     this.unlockStmt = db.prepare('UPDATE charges SET lock_owner = NULL, lock_expires_at = NULL WHERE id = ? AND lock_owner = ?');
     this.dueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE status = 'processing' AND reconcile_after <= ?
-      AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
+      AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after, id LIMIT ?`);
     this.processingCountStmt = db.prepare("SELECT COUNT(*) FROM charges WHERE status = 'processing'").pluck();
     // Through charge_attempts_unsettled (migration 017): its WHERE is this one.
     this.unsettledFollowUpsStmt = db.prepare(`SELECT DISTINCT charge_id FROM charge_attempts
@@ -341,7 +341,7 @@ export class ChargesRepository {
       WHERE charge_id = ? AND operation = 'charge' AND outcome <> 'skipped' ORDER BY seq`);
     this.recheckStmt = db.prepare('UPDATE charges SET recheck = ? WHERE id = ?');
     this.recheckDueStmt = db.prepare(`SELECT id, account_id FROM charges WHERE recheck = 1 AND reconcile_after <= ?
-      AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after LIMIT ?`);
+      AND (lock_owner IS NULL OR lock_expires_at <= ?) ORDER BY reconcile_after, id LIMIT ?`);
     this.addOrphanStmt = db.prepare(`INSERT OR IGNORE INTO charge_orphans (gateway, external_id, charge_id, account_id, payment_method, status, amount, action, message,
       found_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.orphansStmt = db.prepare('SELECT * FROM charge_orphans WHERE charge_id = ? ORDER BY found_at, gateway');

@@ -152,7 +152,8 @@ const LOCK = {
 };
 const UNLOCK = { name: 'charges.unlock', text: 'UPDATE charges SET lock_owner = NULL, lock_expires_at = NULL WHERE id = $1 AND lock_owner = $2' };
 const DUE_WHERE = "status = 'processing' AND reconcile_after <= $1 AND (lock_owner IS NULL OR lock_expires_at <= $1)";
-const DUE = { name: 'charges.due', text: `SELECT id, account_id FROM charges WHERE ${DUE_WHERE} ORDER BY reconcile_after LIMIT $2` };
+// Ties in reconcile_after go by id, bytewise, as in the SQLite store.
+const DUE = { name: 'charges.due', text: `SELECT id, account_id FROM charges WHERE ${DUE_WHERE} ORDER BY reconcile_after, id COLLATE "C" LIMIT $2` };
 // SKIP LOCKED: a row another reconciler's statement has locked is passed over, not waited for; one it has already
 // claimed and committed fails the re-checked due condition (lock_owner is set). The locking select is a CTE, run
 // exactly once: as `WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)` the planner may rescan it per row,
