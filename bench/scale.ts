@@ -37,7 +37,8 @@ import { cpuByPid, cpuSpent, pgProcesses } from './pg-cpu';
  * BENCH_PG_URL (a server where databases can be created, default postgres://127.0.0.1:5432/test),
  * BENCH_REDIS_URL (default redis://127.0.0.1:6379; unreachable: that configuration is skipped), BENCH_ROUND_TRIPS_NAMES=1
  * (each configuration's statements by name in the results: which ones a charge sends), BENCH_ONLY (measure
- * only the configurations whose name contains one of these `|`-separated strings, e.g. "SQLite|3 processes").
+ * only the configurations whose name contains one of these `|`-separated strings, e.g. "SQLite|3 processes"),
+ * BENCH_PROFILE (a folder: each RouteGate process writes a V8 CPU profile there when it stops).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 4);
@@ -47,6 +48,8 @@ const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ONLY = (process.env.BENCH_ONLY ?? '').split('|').map((w) => w.trim()).filter(Boolean);
 const MASTER_KEY = 'b'.repeat(64);
+// BENCH_PROFILE=dir: a V8 CPU profile of each RouteGate process there (bench/profile-top.js reads one).
+const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
 const children: ChildProcess[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -229,7 +232,7 @@ async function startRouteGates(name: string, count: number, env: Record<string, 
       fs.rmSync(`${counter}.names.json`, { force: true });
     });
     // As `npm start` runs it (src/lib/server-flags.ts), with the round-trip counter preloaded.
-    const args = [...SERVER_NODE_FLAGS, '--require', path.join(ROOT, 'dist', 'bench', 'round-trip-counter.js'), path.join(ROOT, 'dist', 'src', 'server.js')];
+    const args = [...SERVER_NODE_FLAGS, ...PROFILE, '--require', path.join(ROOT, 'dist', 'bench', 'round-trip-counter.js'), path.join(ROOT, 'dist', 'src', 'server.js')];
     servers.push(spawnNode(args, { ...env, PORT: String(port), BENCH_ROUND_TRIPS_FILE: counter }));
     urls.push(`http://127.0.0.1:${port}`);
   }

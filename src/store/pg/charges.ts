@@ -1,42 +1,13 @@
 import {
-  FIXED, createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
+  createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
   type OrphanAction, type OrphanRecord, numericIdOrNull,
 } from '../charges';
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
-
-/** Every field of a charge and its column; a Record, so a field added to ChargeRecord fails to compile until mapped. */
-const COLUMN: Record<keyof ChargeRecord, string> = {
-  id: 'id', accountId: 'account_id', gateway: 'gateway', primaryGateway: 'primary_gateway', fallbackUsed: 'fallback_used',
-  externalId: 'external_id', paymentMethod: 'payment_method', status: 'status', amount: 'amount', paidAmount: 'paid_amount',
-  refundedAmount: 'refunded_amount', currency: 'currency', captured: 'captured', description: 'description',
-  customerId: 'customer_id', refs: 'refs', pixQrCode: 'pix_qr_code', pixCopyPaste: 'pix_copy_paste', boletoUrl: 'boleto_url',
-  boletoBarcode: 'boleto_barcode', boletoBarcodeNumber: 'boleto_barcode_number', pixExpiresAt: 'pix_expires_at',
-  boletoDueDate: 'boleto_due_date', card: 'card', metadata: 'metadata', split: 'split', dispute: 'dispute', installments: 'installments', declineCode: 'decline_code', errorCode: 'error_code',
-  errorMessage: 'error_message', createdAt: 'created_at', updatedAt: 'updated_at',
-};
-const KEYS = Object.keys(COLUMN) as Array<keyof ChargeRecord>;
-// The birth statement names the charge's id as $1 and its account as $2.
-if (KEYS[0] !== 'id' || KEYS[1] !== 'accountId') throw new Error('COLUMN must list id, then accountId, first');
-/** Named columns, never `*`: a prepared `SELECT *` fails in every other process once a migration adds a column. */
-const SELECT = KEYS.map((k) => COLUMN[k]).join(', ');
-const JSON_KEYS = new Set<keyof ChargeRecord>(['refs', 'card', 'metadata', 'split', 'dispute', 'installments']);
-
-/** A field as its column holds it: booleans 0/1 and JSON text, as in the SQLite store. */
-function toColumn(key: keyof ChargeRecord, v: unknown): unknown {
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  if (JSON_KEYS.has(key)) return v ? JSON.stringify(v) : null;
-  return v ?? null;
-}
-
-function fromRow(row: Record<string, unknown>): ChargeRecord {
-  const c: Record<string, unknown> = {};
-  for (const key of KEYS) c[key] = row[COLUMN[key]];
-  c.fallbackUsed = row.fallback_used === 1;
-  c.captured = row.captured === null ? null : row.captured === 1;
-  for (const key of JSON_KEYS) c[key] = c[key] ? JSON.parse(c[key] as string) : null;
-  return c as unknown as ChargeRecord;
-}
+import {
+  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, fromRow, nativeIdsOf, patchColumns, toColumn,
+} from './charge-columns';
+import type { ChargeBatches } from './charge-batches';
 
 function attemptFromRow(r: Record<string, unknown>): AttemptRecord {
   return {
@@ -48,14 +19,6 @@ function attemptFromRow(r: Record<string, unknown>): AttemptRecord {
     ...(r.client_key ? { clientKey: r.client_key as string } : {}), ...(r.requested_amount != null ? { requestedAmount: Number(r.requested_amount) } : {}),
     createdAt: r.created_at as string,
   };
-}
-
-/** The attempt columns both addAttempt and finishAttempt write, in this order. */
-function attemptValues(a: AttemptRecord): unknown[] {
-  return [
-    a.outcome, a.errorCode ?? null, a.failureKind ?? null, a.gatewayStatus ?? null, a.message ?? null, a.ambiguous ? 1 : 0,
-    Math.round(a.durationMs), a.externalId ?? null, a.amount ?? null,
-  ];
 }
 
 const INSERT = {
@@ -77,27 +40,7 @@ const BY_ANY_ID = {
     ) found ORDER BY preference LIMIT 1`,
 };
 const NUMERIC_ID = { name: 'charges.numeric-id', text: 'SELECT numeric_id FROM charges WHERE id = $1 AND account_id = $2' };
-/**
- * Every column an attempt's INSERT writes and where its value comes from: a column added to charge_attempts is one
- * line here, and both the attempt's own INSERT and the create's birth statement write it.
- */
-const ATTEMPT_INSERT: ReadonlyArray<[column: string, value: (chargeId: string, a: AttemptRecord) => unknown]> = [
-  ['charge_id', (chargeId) => chargeId], ['seq', (_, a) => a.seq], ['operation', (_, a) => a.operation], ['gateway', (_, a) => a.gateway],
-  ['outcome', (_, a) => a.outcome], ['error_code', (_, a) => a.errorCode ?? null], ['failure_kind', (_, a) => a.failureKind ?? null],
-  ['gateway_status', (_, a) => a.gatewayStatus ?? null], ['message', (_, a) => a.message ?? null], ['ambiguous', (_, a) => (a.ambiguous ? 1 : 0)],
-  ['duration_ms', (_, a) => Math.round(a.durationMs)], ['external_id', (_, a) => a.externalId ?? null], ['amount', (_, a) => a.amount ?? null],
-  ['idempotency_key', (_, a) => a.idempotencyKey ?? null], ['created_at', (_, a) => a.createdAt ?? new Date().toISOString()],
-  ['sent_at', (_, a) => a.sentAt ?? null], ['client_key', (_, a) => a.clientKey ?? null], ['requested_amount', (_, a) => a.requestedAmount ?? null],
-];
-/** The attempt INSERT, its placeholders numbered from `first`. */
-const attemptInsert = (first: number): string => `INSERT INTO charge_attempts (${ATTEMPT_INSERT.map(([c]) => c).join(', ')})
-      VALUES (${ATTEMPT_INSERT.map((_, i) => `$${first + i}`).join(', ')})`;
-function attemptInsertValues(chargeId: string, a: AttemptRecord): unknown[] {
-  return ATTEMPT_INSERT.map(([, value]) => value(chargeId, a));
-}
 const ADD_ATTEMPT = { name: 'charges.add-attempt', text: attemptInsert(1) };
-/** The columns finishAttempt sets, in attemptValues' order. */
-const FINISHED_COLUMNS = ['outcome', 'error_code', 'failure_kind', 'gateway_status', 'message', 'ambiguous', 'duration_ms', 'external_id', 'amount'];
 /** The UPDATE of how an attempt ended: its charge and seq at these placeholders, attemptValues from $`first`. */
 const finishAttemptText = (charge: number, seq: number, first: number): string => `UPDATE charge_attempts
       SET ${FINISHED_COLUMNS.map((c, i) => `${c} = $${first + i}`).join(', ')} WHERE charge_id = $${charge} AND seq = $${seq}`;
@@ -220,10 +163,9 @@ function patchStatementName(kind: string, shape: string): string | undefined {
 function patchStatement(
   id: string, patch: ChargePatch, namingChargeId: ReadonlySet<string>, releaseFor?: string, finished?: AttemptRecord,
 ): { name?: string; text: string; values: unknown[] } {
-  const keys = (Object.keys(patch) as Array<keyof ChargeRecord>)
-    .filter((k) => patch[k as keyof ChargePatch] !== undefined && Object.hasOwn(COLUMN, k) && !FIXED.has(k));
+  const columns = patchColumns(patch);
   const values: unknown[] = [id, new Date().toISOString()];
-  const sets = keys.map((k) => `${COLUMN[k]} = $${values.push(toColumn(k, patch[k as keyof ChargePatch]))}`);
+  const sets = columns.map(([column, value]) => `${column} = $${values.push(value)}`);
   sets.push('updated_at = $2');
   if (releaseFor !== undefined) {
     const owner = `$${values.push(releaseFor)}::text`;
@@ -238,10 +180,9 @@ function patchStatement(
     values.push(...attemptValues(finished));
     ctes.push(`finished AS (${finishAttemptText(1, seq, seq + 1)})`);
   }
-  const external = typeof patch.externalId === 'string' && patch.externalId !== '' ? patch.externalId : null;
-  const refs = [...new Set(Object.values(patch.refs ?? {}))].filter((v): v is string => typeof v === 'string' && v !== '' && v !== external);
+  const { external, refs } = nativeIdsOf(patch);
   const indexes = external !== null || refs.length > 0;
-  const name = patchStatementName(finished ? 'settle-operation' : 'patch', `${keys.join(',')}|${releaseFor !== undefined}|${finished !== undefined}|${indexes}`);
+  const name = patchStatementName(finished ? 'settle-operation' : 'patch', `${columns.map(([column]) => column).join(',')}|${releaseFor !== undefined}|${finished !== undefined}|${indexes}`);
   if (!indexes && ctes.length === 0) return { name, text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
   ctes.push(`changed AS (${update} RETURNING ${returning})`);
   if (indexes) {
@@ -260,11 +201,29 @@ function patchStatement(
   return { name, text: `WITH ${ctes.join(',\n      ')}\n      SELECT ${returning} FROM changed`, values };
 }
 
+/** PgChargesRepository.birth as a statement of its own (BIRTH). */
+async function birthAlone(q: Queryable, c: ChargeRecord, lock: { owner: string; expiresAt: number }, attempt: AttemptRecord, clientKey?: string): Promise<void> {
+  const values = KEYS.map((k) => toColumn(k, c[k]));
+  values.push(lock.owner, lock.expiresAt, attempt.seq, ...attemptInsertValues(c.id, attempt), clientKey ?? null);
+  await q.query(withValues(BIRTH, values));
+}
+
+/** PgChargesRepository.settleOperation as a statement of its own (patchStatement). */
+async function settleOperationAlone(
+  q: Queryable, namingChargeId: ReadonlySet<string>, id: string, finished: AttemptRecord, patch: ChargePatch, owner: string,
+): Promise<ChargeRecord> {
+  const { rows } = await q.query(patchStatement(id, patch, namingChargeId, owner, finished));
+  if (!rows[0]) throw new Error(`charge ${id} is not stored`);
+  return fromRow(rows[0]);
+}
+
 /** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
 export interface PgChargesShared {
   attemptListener?: (chargeId: string, a: AttemptRecord) => void;
   /** ChargesRepository.gatewaysNamingChargeId. */
   gatewaysNamingChargeId?: ReadonlySet<string>;
+  /** The pool's group commit of births and settles (charge-batches.ts); a transaction's repositories write alone. */
+  batches?: ChargeBatches;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -292,9 +251,9 @@ export class PgChargesRepository {
    * and the client's Idempotency-Key bound to the charge.
    */
   async birth(c: ChargeRecord, lock: { owner: string; expiresAt: number }, attempt: AttemptRecord, clientKey?: string): Promise<void> {
-    const values = KEYS.map((k) => toColumn(k, c[k]));
-    values.push(lock.owner, lock.expiresAt, attempt.seq, ...attemptInsertValues(c.id, attempt), clientKey ?? null);
-    await this.q.query(withValues(BIRTH, values));
+    const alone = () => birthAlone(this.q, c, lock, attempt, clientKey);
+    const batches = this.shared.batches;
+    await (batches?.pool === this.q ? batches.births.submit({ charge: c, lock, attempt, clientKey }, alone) : alone());
     this.notify(c.id, attempt);
   }
 
@@ -315,11 +274,13 @@ export class PgChargesRepository {
    * settle() (the patch, the gateway ids it brings indexed, the lock released), answering the row as stored.
    */
   async settleOperation(id: string, finished: AttemptRecord, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
-    const { rows } = await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId, owner, finished));
+    const alone = () => settleOperationAlone(this.q, this.gatewaysNamingChargeId, id, finished, patch, owner);
+    const batches = this.shared.batches;
+    const settled = await (batches?.pool === this.q ? batches.settles.submit({ id, finished, patch, owner }, alone) : alone());
     this.notify(id, finished);
-    if (!rows[0]) throw new Error(`charge ${id} is not stored`);
-    return fromRow(rows[0]);
+    return settled;
   }
+
 
   /**
    * Set exactly these columns (and updated_at); nothing else in the row is written. The gateway ids the patch gives

@@ -10,6 +10,7 @@ import { PgApiKeysRepository } from './api-keys';
 import { PgCredentialsRepository } from './credentials';
 import { PgMetaRepository } from './meta';
 import { PgChargesRepository, type PgChargesShared } from './charges';
+import { chargeBatches } from './charge-batches';
 import { PgCustomersRepository } from './customers';
 import { PgCoproducersRepository } from './coproducers';
 import { PgIdempotencyRepository } from './idempotency';
@@ -66,7 +67,9 @@ export class PgStore implements Store {
       await migratePg(pool);
       const feed = PgChangeFeed.fromPool(pool);
       await feed.start();
-      return new PgStore(pool, feed, createPgReadCaches(feed), {});
+      const shared: PgChargesShared = {};
+      shared.batches = chargeBatches(pool, () => shared.gatewaysNamingChargeId ?? new Set());
+      return new PgStore(pool, feed, createPgReadCaches(feed), shared);
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
