@@ -5,9 +5,9 @@ import { startE2E, CUSTOMER, CARD, type E2E } from './helpers/e2e';
 import { freshPgDatabase, type FreshPgDatabase } from './helpers/pg';
 import { unlessAvailable } from './helpers/services';
 
-// Issue 45: on PostgreSQL a create's normal path costs two database round trips (one before the gateway call, one
+// On PostgreSQL a create's normal path costs two database round trips (one before the gateway call, one
 // after). A follow-up's writes are one before its call and one after; before them come its reads: the charge (for
-// the capability check), the lock, the charge again under the lock and its attempts. Counted on a real PostgreSQL: every query any pg client of this
+// the capability check), the lock, and the charge with its attempts under the lock in one statement. Counted on a real PostgreSQL: every query any pg client of this
 // process sends (pg.Client.prototype.query, under the pool's own query) is one round trip, and this records each
 // one's statement name while one request is served. The background workers are off, so nothing else queries.
 
@@ -35,7 +35,7 @@ async function roundTrips(work: () => Promise<void>): Promise<string[]> {
 
 /** A statement's name without the shape number a patch statement's name ends with. */
 const statement = (name: string) => name.replace(/\.\d+$/, '');
-const FOLLOW_UP = ['charges.get', 'charges.lock', 'charges.get', 'charges.attempts', 'charges.begin-operation', 'charges.settle-operation'];
+const FOLLOW_UP = ['charges.get', 'charges.lock', 'charges.get-with-attempts', 'charges.begin-operation', 'charges.settle-operation'];
 
 describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
   let db: FreshPgDatabase;

@@ -157,6 +157,12 @@ test('attempts are recorded, finished and listed in order; the shared listener h
   assert.deepEqual(list.slice(1).map((a) => [a.seq, a.outcome, a.ambiguous, a.errorCode, a.failureKind, a.message, 'amount' in a, 'externalId' in a]),
     [[2, 'failed', true, 'GATEWAY_ERROR', 'http_5xx', 'boom', false, false], [3, 'skipped', false, null, null, null, false, false]]);
   assert.ok(!Number.isNaN(Date.parse(list[1].createdAt!)), 'createdAt defaults to now');
+  const together = await charges.getWithAttempts('acc_1', c.id);
+  assert.deepEqual(together, { charge: await charges.get('acc_1', c.id), attempts: list }, 'the charge and its attempts in one read, as each alone');
+  assert.equal(await charges.getWithAttempts('acc_2', c.id), undefined, 'another account does not see it');
+  const bare = charge();
+  await charges.insert(bare, NO_LOCK);
+  assert.deepEqual((await charges.getWithAttempts('acc_1', bare.id))?.attempts, [], 'no attempts: an empty list');
   const key = (await db.pool.query({ text: 'SELECT idempotency_key FROM charge_attempts WHERE charge_id = $1 AND seq = 1', values: [c.id] })).rows[0];
   assert.equal(key.idempotency_key, 'idem_1');
   assert.deepEqual(await charges.attempts('chg_none'), []);

@@ -166,6 +166,13 @@ export class FollowUps {
     });
   }
 
+  /** The charge and its attempts as stored now, in one read (one round trip on PostgreSQL). */
+  private async read(accountId: string, id: string): Promise<{ charge: ChargeRecord; attempts: AttemptRecord[] }> {
+    const found = await this.deps.store.charges.getWithAttempts(accountId, id);
+    if (!found) throw rgError('CHARGE_NOT_FOUND', { id });
+    return found;
+  }
+
   /**
    * One follow-up under the charge's lock: wait for any other operation on the charge, read it afresh. A retry of a
    * client key bound to an operation settles and answers that operation. Otherwise: settle an unconfirmed create;
@@ -175,13 +182,11 @@ export class FollowUps {
   private async run(
     accountId: string, id: string, opts: FollowUpOptions, decide: (c: ChargeRecord) => { op: FollowUp; amount?: number },
   ): Promise<ChargeResult> {
-    const { store } = this.deps;
     const deadline = opts.deadline ?? this.host.deadline();
     const owner = await this.host.locks.acquire(id, this.lockWaitUntil(deadline));
     const held: Held = { owner };
     try {
-      let charge = await this.host.get(accountId, id);
-      let attempts = await store.charges.attempts(id);
+      let { charge, attempts } = await this.read(accountId, id);
       const bound = opts.clientKey === undefined ? undefined : attempts.find((a) => a.clientKey === opts.clientKey && MONEY_MOVING.has(a.operation));
       if (bound) return await this.answerBound(charge, bound, deadline);
       // An unconfirmed create (or an interrupted read of it): re-read first, so the checks below see the gateway's
@@ -198,8 +203,7 @@ export class FollowUps {
       const open = attempts.filter(isUnsettledFollowUp);
       if (open.length > 0) {
         for (const a of open) await this.settleOperation(charge, a, deadline);
-        charge = await this.host.get(accountId, id);
-        attempts = await store.charges.attempts(id);
+        ({ charge, attempts } = await this.read(accountId, id));
       }
       const { op, amount } = decide(charge);
       // An operation unknown when this request came may have been what the client is retrying without its key: once it

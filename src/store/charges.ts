@@ -567,6 +567,12 @@ export class ChargesRepository {
     return row && fromValues(row);
   }
 
+  /** The account's charge and its attempts, read together (a follow-up's read under the charge's lock). */
+  async getWithAttempts(accountId: string, id: string): Promise<{ charge: ChargeRecord; attempts: AttemptRecord[] } | undefined> {
+    const charge = await this.get(accountId, id);
+    return charge && { charge, attempts: await this.attempts(id) };
+  }
+
   /** Any account's charge (the reconciler works across accounts). */
   async getById(id: string): Promise<ChargeRecord | undefined> {
     const row = this.getAnyStmt.get(id) as unknown[] | undefined;

@@ -86,6 +86,15 @@ const ATTEMPTS = {
       idempotency_key, client_key, requested_amount
     FROM charge_attempts WHERE charge_id = $1 ORDER BY seq`,
 };
+/** The charge and its attempts (as ATTEMPTS reads them, by seq) in one snapshot; JSON numbers read as the columns do. */
+const GET_WITH_ATTEMPTS = {
+  name: 'charges.get-with-attempts',
+  text: `SELECT ${SELECT}, COALESCE((SELECT json_agg(a ORDER BY a.seq) FROM (
+        SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
+          created_at, idempotency_key, client_key, requested_amount
+        FROM charge_attempts WHERE charge_id = charges.id) a), '[]'::json) AS attempts
+    FROM charges WHERE id = $1 AND account_id = $2`,
+};
 const NEXT_SEQ = { name: 'charges.next-seq', text: 'UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq' };
 // READ COMMITTED: a second UPDATE of the row waits for the first to commit, then re-checks this WHERE on the row as
 // the first left it, so of any number of callers on any number of connections exactly one gets rowCount 1.
@@ -416,6 +425,13 @@ export class PgChargesRepository {
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {
     return (await this.q.query(withValues(ATTEMPTS, [chargeId]))).rows.map(attemptFromRow);
+  }
+
+  /** ChargesRepository.getWithAttempts, in one statement (one snapshot) that also carries the attempts as JSON. */
+  async getWithAttempts(accountId: string, id: string): Promise<{ charge: ChargeRecord; attempts: AttemptRecord[] } | undefined> {
+    const row = (await this.q.query(withValues(GET_WITH_ATTEMPTS, [id, accountId]))).rows[0];
+    if (!row) return undefined;
+    return { charge: fromRow(row), attempts: (row.attempts as Array<Record<string, unknown>>).map(attemptFromRow) };
   }
 
   /** ChargesRepository.markSent. */
