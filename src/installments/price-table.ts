@@ -30,6 +30,12 @@ export interface InstallmentPlan {
   installmentAmount: number;
   totalAmount: number;
   interestFree: boolean;
+  /** The gateway quote the plan came from (creditCard.installmentsQuoteId). */
+  quoteId?: string;
+  /** The gateway whose own interest the buyer pays (the quoting gateway took the charge); the amount is then the price. */
+  financedBy?: string;
+  /** Only when the gateway's answer stated another total than the quoted one: the quoted total (totalAmount is the gateway's). */
+  quotedTotalAmount?: number;
 }
 
 /** Every count interest-free up to 12, no minimum: what an account that never set its plans charges. */

@@ -30,6 +30,20 @@ export function mpMethodOfBin(bin: string): string | undefined {
 const halfUp = (num: bigint, den: bigint): bigint => (2n * num + den) / (2n * den);
 const brl = (c: number) => `R$ ${(c / 100).toFixed(2).replace('.', ',').replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
 
+/** The issuer of a card by its bin, as the quote endpoint picks it. */
+const issuerOf = (bin: string): EmulatedIssuer => MP_ISSUER_RATES[Number(bin[5]) % 2 === 1 ? 'odd' : 'even'];
+
+/**
+ * What the buyer pays for a card payment in `count` installments made from the issuer's plan (the payment names
+ * issuer_id): the payer_costs row of the quote, in cents. The emulated account charges buyers the issuer's interest
+ * only then; a payment without issuer_id is priced as an account whose seller absorbs it (total = the amount).
+ */
+export function payerCost(amountCents: number, bin: string, count: number): { total: number; each: number } {
+  const rate = issuerOf(bin).rates[count - 1] ?? 0;
+  const total = halfUp(BigInt(amountCents) * BigInt(10_000 + Math.round(rate * 100)), 10_000n);
+  return { total: Number(total), each: Number(halfUp(total, BigInt(count))) };
+}
+
 export function installmentsAnswer(query: Json): Outcome {
   const amount = Number(query.amount);
   if (query.amount === undefined || query.amount === '') return badRequest(2, 'amount is required');
@@ -40,7 +54,7 @@ export function installmentsAnswer(query: Json): Outcome {
   if (bin === undefined && methodId === undefined) return mpError(400, 'bad_request', 'bin or payment_method_id is required', [[2, 'bin or payment_method_id is required']]);
   // An unknown card (or a brand that is not that card's) has no payment method: Mercado Pago answers an empty list.
   if (!methodId || (bin !== undefined && mpMethodOfBin(bin) !== methodId)) return { status: 200, body: [] };
-  const issuer = MP_ISSUER_RATES[bin !== undefined && Number(bin[5]) % 2 === 1 ? 'odd' : 'even'];
+  const issuer = bin !== undefined ? issuerOf(bin) : MP_ISSUER_RATES.even;
   const amountCents = BigInt(cents(amount));
   const payerCosts = issuer.rates.map((rate, i) => {
     const installments = i + 1;

@@ -44,6 +44,16 @@ function priceInstallment(cents: number, count: number, ratePercent: number): nu
   return Number((2n * num + den) / (2n * den));
 }
 
+/**
+ * The interest the buyer pays on `base` cents in `count` installments of a card of `brand` (a plan with interest of
+ * the fees table: each installment by the brand's rate, the interest the installments less the base), or undefined
+ * for a brand the table does not know.
+ */
+export function buyerInterest(base: number, count: number, brand: string): number | undefined {
+  const rate = PAGBANK_BRAND_RATES[brand];
+  return rate === undefined ? undefined : priceInstallment(base, count, rate) * count - base;
+}
+
 export function feesAnswer(query: Json, unit: Unit): Outcome {
   if (query.payment_methods !== 'CREDIT_CARD') return invalid('payment_methods', 'payment_methods must be CREDIT_CARD');
   if (query.value === undefined || query.value === '') return invalid('value', 'value is required');
