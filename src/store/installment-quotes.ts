@@ -1,6 +1,6 @@
 import type { DB } from './db';
 
-/** One plan of a gateway's quote as stored: cents; issuerId where the gateway priced per issuer (Mercado Pago). */
+/** One plan of a gateway's quote as stored: cents; issuerId where the gateway priced per card issuer. */
 export interface QuotedPlanRecord {
   count: number;
   installmentAmount: number;

@@ -5,7 +5,7 @@ import {
   DAY_MS, PNG_1X1_BASE64, type Json, type Outcome,
 } from '../../sandbox/core';
 import type { DeclineCode } from '../types';
-import { payerCost } from './emulator-installments';
+import { payerCost } from './emulator-rates';
 
 export interface StoredCard { number: string; expMonth: number; expYear: number; holderName: string; identification?: Json }
 

@@ -6,7 +6,7 @@ import {
   isoNow as now, dateOnly, type AmountUnit as Unit, type Json, type Outcome,
 } from '../../sandbox/core';
 import { splitsProblem } from './emulator-split';
-import { buyerInterest, pagbankBrandOfBin } from './emulator-installments';
+import { buyerInterest, pagbankBrandOfBin } from './emulator-rates';
 
 export interface StoredCharge {
   id: string;
