@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { startE2E, CARD, CUSTOMER, type E2E } from './helpers/e2e';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/demo-account';
 import type { GatewayId } from '../src/gateways/registry-ids';
+import { ASAAS_CUSTOMER, asaasCard, asaasHeaders } from './compat/cases/asaas';
 
 // Charging a gateway's own quoted plan over real HTTP (docs/installments.md, "Charging a gateway's quote"): the quote
 // is stored and named by the charge (creditCard.installmentsQuoteId); the quoting gateway charges the plan as its own
@@ -207,6 +208,27 @@ describe('a bad quote is refused before any gateway call', () => {
     assert.equal(schema.body.error.code, 'VALIDATION_ERROR', 'the schema\'s envelope');
     assert.deepEqual((await e2e.control.requests()).filter((r) => r.method === 'POST'), [], 'no gateway was called');
     assert.equal((await e2e.control.ledger()).length, ledger, 'no money moved');
+  });
+});
+
+describe('compatibility mode', () => {
+  test('an Asaas create with installmentCount charged on another gateway answers its plan as Asaas links installments', async () => {
+    const key = await e2e.account({ primaryGateway: 'pagarme', compatibilityMode: 'asaas' });
+    const post = (path: string, body: unknown) => e2e.call('POST', path, { rawBody: JSON.stringify(body), headers: asaasHeaders(key) });
+    const customer = (await post('/compat/asaas/v3/customers', ASAAS_CUSTOMER)).body.id;
+    const { value: _value, ...card } = asaasCard();
+    const res = await post('/compat/asaas/v3/payments', { ...card, customer, totalValue: 129.9, installmentCount: 3 });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers['x-rg-gateway'], 'pagarme');
+    const chargeId = String(res.headers['x-rg-charge-id']);
+    assert.deepEqual([res.body.installment, res.body.installmentNumber, res.body.installmentCount, res.body.value], [chargeId, 1, 3, 129.9]);
+    assert.deepEqual(await held(chargeId), [['pagarme', 12990, undefined]], 'one payment for the whole value');
+    const read = await e2e.call('GET', `/compat/asaas/v3/payments/${chargeId}`, { headers: asaasHeaders(key) });
+    assert.deepEqual([read.body.installment, read.body.installmentNumber, read.body.installmentCount], [chargeId, 1, 3], 'read back natively');
+    const normalized = await e2e.call('GET', `/api/v1/charges/${chargeId}`, { key });
+    assert.deepEqual(normalized.body.data.installments, { count: 3, installmentAmount: 4330, totalAmount: 12990, interestFree: true });
+    const single = await post('/compat/asaas/v3/payments', { ...asaasCard(), customer });
+    assert.deepEqual([single.body.installment, single.body.installmentNumber, single.body.installmentCount], [null, null, undefined]);
   });
 });
 
