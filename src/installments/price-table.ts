@@ -32,7 +32,7 @@ export interface InstallmentPlan {
   interestFree: boolean;
   /** The gateway quote the plan came from (creditCard.installmentsQuoteId). */
   quoteId?: string;
-  /** The gateway whose own interest the buyer pays (the quoting gateway took the charge); the amount is then the price. */
+  /** The quoting gateway, where it took the charge and charged the plan as its own (its interest): see docs/installments.md. */
   financedBy?: string;
   /** Only when the gateway's answer stated another total than the quoted one: the quoted total (totalAmount is the gateway's). */
   quotedTotalAmount?: number;
