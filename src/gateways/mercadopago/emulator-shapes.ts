@@ -97,10 +97,10 @@ export function cardOutcome(payment: Json, body: Json, card: StoredCard | undefi
   if (status === 'in_process' && payment.binary_mode) [status, detail] = ['rejected', 'cc_rejected_other_reason'];
   payment.installments = body.installments;
   payment.transaction_details.installment_amount = reais(cents(payment.transaction_amount) / body.installments);
+  if (body.issuer_id !== undefined) payment.issuer_id = String(body.issuer_id);
   if (card && body.issuer_id !== undefined && body.installments > 1) {
-    // The issuer's plan (emulator-installments.ts): the buyer pays its interest on top of transaction_amount.
+    // The issuer's plan (emulator-rates.ts): the buyer pays its interest on top of transaction_amount.
     const cost = payerCost(cents(payment.transaction_amount), card.number.slice(0, 6), body.installments);
-    payment.issuer_id = String(body.issuer_id);
     payment.transaction_details.total_paid_amount = reais(cost.total);
     payment.transaction_details.installment_amount = reais(cost.each);
   }
