@@ -120,7 +120,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const http = new GatewayHttp({ connectTimeoutMs: config.connectTimeoutMs });
   const gatewayDeps: GatewayDeps = {
     store, vault, mappings, http, gatewayUrls: config.gatewayUrls, timeoutMs: config.gatewayTimeoutMs, requestDeadlineMs: config.requestDeadlineMs,
-    reconcileBackoffMs: config.reconcileBackoffMs, settleHorizonMs: config.settleHorizonMs, wire: config.wire,
+    reconcileBackoffMs: config.reconcileBackoffMs, settleHorizonMs: config.settleHorizonMs, wire: config.wire, log: app.log,
     // Read when a charge is sent (the webhook URL it carries): the sandbox sets it once it knows its port.
     get publicUrl() { return config.publicUrl; },
   };

@@ -126,6 +126,22 @@ export const ERRORS = {
   SETTINGS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid settings: {fields}' },
   INSTALLMENTS_NOT_OFFERED: { code: 'VALIDATION_ERROR', message: '{count} installments are not offered: {why} (GET /api/v1/installments lists the plans)' },
   INSTALLMENTS_TOTAL_CHANGED: { code: 'VALIDATION_ERROR', message: 'the {count}-installment plan totals {total} cents, not the {quoted} quoted; quote again with GET /api/v1/installments' },
+  INSTALLMENTS_QUOTE_UNKNOWN: {
+    code: 'VALIDATION_ERROR', message: 'installment quote {quoteId} is not one of this account\'s quotes; quote again with GET /api/v1/installments',
+    field: { name: 'creditCard.installmentsQuoteId', message: 'is not a quote of this account' },
+  },
+  INSTALLMENTS_QUOTE_EXPIRED: {
+    code: 'VALIDATION_ERROR', message: 'installment quote {quoteId} expired at {expiresAt}; quote again with GET /api/v1/installments',
+    field: { name: 'creditCard.installmentsQuoteId', message: 'has expired' },
+  },
+  INSTALLMENTS_QUOTE_AMOUNT: {
+    code: 'VALIDATION_ERROR', message: 'the charge is for {amount} cents but installment quote {quoteId} priced {quoted} cents; the amount must be the quoted one',
+    field: { name: 'amount', message: 'is not the quoted amount ({quoted})' },
+  },
+  INSTALLMENTS_QUOTE_COUNT: {
+    code: 'VALIDATION_ERROR', message: 'installment quote {quoteId} has no plan of {count} installments (it quotes {counts})',
+    field: { name: 'creditCard.installments', message: 'is not a count of the quote' },
+  },
   WEBHOOK_TOKEN_OVERLAP_INVALID: { code: 'VALIDATION_ERROR', message: 'The hours the old webhook URLs keep working must be a whole number from 0 to 720' },
   CREDENTIALS_INVALID: { code: 'VALIDATION_ERROR', message: 'Invalid {gateway} credentials: {fields}' },
   UNKNOWN_GATEWAY: { code: 'NOT_FOUND', message: 'Unknown gateway {gateway}' },

@@ -57,3 +57,25 @@ test('the purger runs at start-up, and finds expired keys through an index', { s
   assert.ok(plan.some((step) => /USING (COVERING )?INDEX idempotency_keys_expires/.test(step.detail)), JSON.stringify(plan));
   assert.ok(!plan.some((step) => /^SCAN|TEMP B-TREE/.test(step.detail)), JSON.stringify(plan));
 });
+
+test('the same pass deletes expired installment quotes, and keeps fresh ones', { skip: SQLITE_ONLY }, async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-purge-quotes-'));
+  const store = openSqliteStore(path.join(dir, 'rg.db'));
+  const purger = new IdempotencyPurger(store, silent, 60_000);
+  t.after(async () => {
+    await purger.stop();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  insertAccount(store.db, 'acc_quotes');
+  const quote = (id: string, expiresAt: number) => store.writeOne((r) => r.installmentQuotes.insert({
+    id, accountId: 'acc_quotes', amount: 100000, gateway: 'gw', bin: '424242', createdAt: new Date().toISOString(), expiresAt: new Date(expiresAt).toISOString(),
+    plans: [{ count: 2, installmentAmount: 50000, totalAmount: 100000, interestFree: true }],
+  }));
+  for (let i = 0; i < 1_200; i++) await quote(`iq_old_${i}`, Date.now() - 60_000 - i);
+  await quote('iq_fresh', Date.now() + 30 * 60_000);
+  await purger.pass();
+  assert.equal(await store.installmentQuotes.get('acc_quotes', 'iq_old_0'), undefined);
+  assert.equal(await store.installmentQuotes.get('acc_quotes', 'iq_old_1199'), undefined, 'more than one batch');
+  assert.equal((await store.installmentQuotes.get('acc_quotes', 'iq_fresh'))?.plans[0].totalAmount, 100000);
+});

@@ -7,12 +7,14 @@ import { CoproducersRepository } from '../src/store/coproducers';
 import { CustomersRepository } from '../src/store/customers';
 import { IdempotencyRepository } from '../src/store/idempotency';
 import { MetaRepository } from '../src/store/meta';
+import { InstallmentQuotesRepository } from '../src/store/installment-quotes';
 import { PgChargesRepository } from '../src/store/pg/charges';
 import { PgChargeStatsRepository } from '../src/store/pg/charge-stats';
 import { PgCoproducersRepository } from '../src/store/pg/coproducers';
 import { PgCustomersRepository } from '../src/store/pg/customers';
 import { PgIdempotencyRepository } from '../src/store/pg/idempotency';
 import { PgMetaRepository } from '../src/store/pg/meta';
+import { PgInstallmentQuotesRepository } from '../src/store/pg/installment-quotes';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 import { unlessAvailable } from './helpers/services';
 
@@ -44,6 +46,7 @@ const PAIRS = {
   coproducers: [CoproducersRepository, PgCoproducersRepository, []],
   chargeStats: [ChargeStatsRepository, PgChargeStatsRepository, []],
   meta: [MetaRepository, PgMetaRepository, []],
+  installmentQuotes: [InstallmentQuotesRepository, PgInstallmentQuotesRepository, []],
 } as const;
 
 test('every PostgreSQL repository has exactly the SQLite methods, async (checked by the compiler, then by name)', () => {
@@ -54,8 +57,9 @@ test('every PostgreSQL repository has exactly the SQLite methods, async (checked
     coproducers: true as Contract<CoproducersRepository, PgCoproducersRepository>,
     chargeStats: true as Contract<ChargeStatsRepository, PgChargeStatsRepository>,
     meta: true as Contract<MetaRepository, PgMetaRepository>,
+    installmentQuotes: true as Contract<InstallmentQuotesRepository, PgInstallmentQuotesRepository>,
   };
-  assert.equal(Object.keys(compiled).length, 6);
+  assert.equal(Object.keys(compiled).length, 7);
   const methods = (proto: object) => Object.getOwnPropertyNames(proto).filter((n) => n !== 'constructor' && typeof Object.getOwnPropertyDescriptor(proto, n)!.value === 'function').sort();
   for (const [name, [Lite, Pg, extra]] of Object.entries(PAIRS)) {
     assert.deepEqual(methods(Pg.prototype).filter((m) => m !== 'notify' && !(extra as readonly string[]).includes(m)), methods(Lite.prototype).filter((m) => m !== 'notify'), name);
@@ -71,6 +75,7 @@ interface Repos {
   coproducers: PgCoproducersRepository;
   chargeStats: PgChargeStatsRepository;
   meta: PgMetaRepository;
+  installmentQuotes: PgInstallmentQuotesRepository;
 }
 
 /** A small deterministic PRNG (mulberry32): the same "random" data for both stores. */
@@ -176,6 +181,16 @@ async function scenario(r: Repos): Promise<unknown[]> {
   await r.meta.set('m', 'v1');
   await r.meta.set('m', 'v2');
   out('meta', [await r.meta.get('m'), await r.meta.get('absent')]);
+
+  for (const [i, expiresAt] of times.entries()) {
+    await r.installmentQuotes.insert({
+      id: `iq_${i}`, accountId: pick(['acc_p', 'acc_q']), amount: Math.floor(rand() * 1e12), gateway: 'gw_a', bin: '424242', createdAt: times[0], expiresAt,
+      plans: [{ count: 1, installmentAmount: 1000, totalAmount: 1000, interestFree: true }, { count: 4, installmentAmount: 265, totalAmount: 1060, interestFree: false, issuerId: '25' }],
+    });
+  }
+  out('quotes', await Promise.all(times.map((_, i) => r.installmentQuotes.get('acc_p', `iq_${i}`))));
+  out('quotes purged', [await r.installmentQuotes.purgeExpired(times[2], 2), await r.installmentQuotes.purgeExpired(times[2], 2)]);
+  out('quotes left', await Promise.all(times.map((_, i) => r.installmentQuotes.get('acc_q', `iq_${i}`))));
   return log;
 }
 
@@ -206,11 +221,13 @@ test('one scenario on SQLite and on PostgreSQL gives the same answers, call by c
   const fromLite = await scenario({
     charges: new ChargesRepository(lite), idempotency: new IdempotencyRepository(lite), customers: new CustomersRepository(lite),
     coproducers: new CoproducersRepository(lite), chargeStats: new ChargeStatsRepository(lite), meta: new MetaRepository(lite),
+    installmentQuotes: new InstallmentQuotesRepository(lite),
   } as unknown as Repos);
   const q = pgdb.pool;
   const fromPg = await scenario({
     charges: new PgChargesRepository(q, {}), idempotency: new PgIdempotencyRepository(q), customers: new PgCustomersRepository(q),
     coproducers: new PgCoproducersRepository(q), chargeStats: new PgChargeStatsRepository(q), meta: new PgMetaRepository(q),
+    installmentQuotes: new PgInstallmentQuotesRepository(q),
   });
   assert.ok(fromLite.length > 100, `the scenario ran (${fromLite.length} answers)`);
   const pages = fromLite.filter((e) => String((e as [string])[0]).startsWith('list ')).map((e) => (e as [string, string[]])[1]);

@@ -20,6 +20,8 @@ import { customerFor } from './customer-registration';
 import { randomHex } from '../lib/random-hex';
 import { answeredWithWrongAmount, wrongAmountError } from '../gateways/answer-guard';
 import { OrphanHandler } from './orphans';
+import { ownPlanCharged } from '../installments/own-plan';
+import type { InstallmentPlan } from '../installments/price-table';
 
 /**
  * `chg_` and 32 hex digits: the creation time in milliseconds (12 digits), then 80 random bits. Charges created
@@ -34,6 +36,12 @@ export function newChargeId(): string {
 function splitSent(step: PlannedAttempt | undefined): AppliedSplitItem[] | null {
   const resolved = step?.charge.resolvedSplit;
   return resolved ? appliedSplit(resolved) : null;
+}
+
+/** The plan as the row holds it while `step` runs: the quoting gateway charging its own plan is named as its financer. */
+function plannedFor(plan: AttemptPlan, step: PlannedAttempt | undefined): InstallmentPlan | undefined {
+  if (!plan.installments || !step?.charge.creditCard?.gatewayPlan) return plan.installments;
+  return { ...plan.installments, financedBy: step.gateway };
 }
 
 /** A write queued to run first in the next transaction of the same charge. */
@@ -87,7 +95,11 @@ export class ChargeCreation {
       errorMessage: null, createdAt: now, updatedAt: now,
     };
     charge.metadata = request.metadata ?? null;
-    charge.installments = plan.installments ?? null;
+    // The row holds what its gateway is sent: a gateway charging its own quoted plan is sent the price, not the total,
+    // and the plan names it as the plan's financer (a create settled later by the reconciler keeps that truth).
+    const firstStep = plan.attempts.find((a) => !a.skip);
+    charge.installments = plannedFor(plan, firstStep) ?? null;
+    if (firstStep) charge.amount = firstStep.charge.amount;
     // Every fact a later operation needs is in the row before the first gateway call: the split the first attempt
     // carries (a refund after a crash reverses the recipients' shares by it), and the customer (set below when
     // RouteGate registers the payer).
@@ -180,7 +192,9 @@ export class ChargeCreation {
           for (const w of writes) await w(tx);
           seq = await tx.charges.nextSeq(charge.id);
           // The split and customer this attempt carries, stored before its call (the row is the crash's record).
-          await tx.charges.update(charge.id, { gateway: step.gateway, split: splitSent(step), customerId: step.charge.customerId ?? null });
+          const patch: ChargePatch = { gateway: step.gateway, split: splitSent(step), customerId: step.charge.customerId ?? null, amount: step.charge.amount };
+          if (plan.installments) patch.installments = plannedFor(plan, step);
+          await tx.charges.update(charge.id, patch);
           storedGateway = step.gateway;
           lastSent = Date.now();
           await tx.charges.addAttempt(charge.id, { seq, operation: 'charge', gateway: step.gateway, outcome: 'in_flight', idempotencyKey: `${charge.id}-${seq}`, durationMs: 0, sentAt: lastSent });
@@ -352,7 +366,16 @@ export class ChargeCreation {
       return patch;
     };
     if (r.won) {
-      return { patch: withPlace(patchFromGateway(charge, r.won.outcome.normalized), r.won.gateway) };
+      const patch = withPlace(patchFromGateway(charge, r.won.outcome.normalized), r.won.gateway);
+      const sent = plan.attempts.find((a) => a.gateway === r.won!.gateway && !a.skip)?.charge;
+      const own = plan.installments && sent ? ownPlanCharged(plan.installments, sent, r.won.gateway, r.won.outcome.normalized) : undefined;
+      if (own) {
+        patch.installments = own;
+        if (own.quotedTotalAmount !== undefined) {
+          this.deps.log?.warn({ chargeId: charge.id, gateway: r.won.gateway, quoted: own.quotedTotalAmount, charged: own.totalAmount }, 'the gateway charged its own installment plan for another total than it quoted');
+        }
+      }
+      return { patch };
     }
     if (r.unknown) {
       const error = rgError('CHARGE_OUTCOME_UNKNOWN', { gateway: r.unknown.gateway, tried, id: charge.id }, { gateway: r.unknown.gateway });

@@ -28,6 +28,8 @@ export interface GatewayDeps {
   /** Wire settings and the public URL the account's webhook URLs start with (src/config.ts). */
   wire?: import('../gateways/types').WireSettings;
   publicUrl?: string;
+  /** Where a fact an operator must see is logged (a gateway's plan charged for another total than it quoted). */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 export const DEFAULT_SETTLE_HORIZON_MS = 600_000;

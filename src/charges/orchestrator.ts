@@ -58,10 +58,11 @@ export class ChargeService {
       // A request that no longer plans (settings or credentials changed since) is not replayed: the lookup still runs.
       const plan = await planAttempts(this.deps.store, this.deps.vault, account.id, settings, request, { compatGateway: opts.compatGateway }).catch(() => undefined);
       if (!plan) return undefined;
-      // Installment settings changed since: the total would differ, and a replay is the same request or none.
-      if (stored && stored.amount !== plan.amount) return undefined;
       const step = plan.attempts.find((a) => a.gateway === gateway && !a.skip);
       if (!step) return undefined;
+      // Installment settings changed since: the total would differ, and a replay is the same request or none. The row
+      // holds what that gateway was sent (a gateway charging its own quoted plan is sent the price).
+      if (stored && stored.amount !== step.charge.amount) return undefined;
       // A payer RouteGate registered is on the row (stored before the create left); without one the request's own.
       if (step.registerPayer && !stored?.customerId) return undefined;
       return step.registerPayer ? { ...step.charge, customerId: stored!.customerId! } : step.charge;

@@ -53,6 +53,19 @@ export interface AttemptPlan {
 }
 
 /**
+ * The quoting gateway's attempt charges the plan as that gateway's own (its interest, its issuer's plan), the way its
+ * API takes one: `price`, the price with the count (the gateway adds its interest); `total`, the total with the
+ * interest stated. Every other gateway is sent the total, the merchant financing the interest (docs/installments.md).
+ */
+function ownPlan(charge: NormalizedCharge, how: 'price' | 'total' | undefined, quote: NonNullable<ReturnType<typeof priceCharge>['quote']>, plan: InstallmentPlan): void {
+  if (!how || !charge.creditCard) return;
+  const gatewayPlan: NonNullable<NonNullable<NormalizedCharge['creditCard']>['gatewayPlan']> = { price: quote.price, total: plan.totalAmount, interest: plan.totalAmount - quote.price };
+  if (quote.issuerId) gatewayPlan.issuerId = quote.issuerId;
+  charge.creditCard = { ...charge.creditCard, gatewayPlan };
+  if (how === 'price') charge.amount = quote.price;
+}
+
+/**
  * The gateway named in the request, else the primary, then the fallbacks in order. Decided here, before
  * any network call: capabilities, credentials, and what may not leave the gateway that issued it
  * (card tokens, saved payment methods, customers, split recipient ids).
@@ -61,7 +74,9 @@ export async function planAttempts(
   store: Store, vault: CredentialVault, accountId: string, settings: SettingsRow, asked: NormalizedCharge, opts: { compatGateway?: GatewayId } = {},
 ): Promise<AttemptPlan> {
   // The plan (and so the total) is fixed before any gateway is chosen: a fallback never changes what the buyer pays.
-  const { request, plan: installments } = priceCharge(settings, asked, { native: opts.compatGateway !== undefined });
+  const quoteId = asked.paymentMethod === 'credit_card' ? asked.creditCard?.installmentsQuoteId : undefined;
+  const storedQuote = quoteId === undefined || opts.compatGateway !== undefined ? undefined : await store.installmentQuotes.get(accountId, quoteId);
+  const { request, plan: installments, quote } = priceCharge(settings, asked, { native: opts.compatGateway !== undefined, quote: storedQuote });
   const named = request.gateway === undefined ? undefined : resolveGatewayId(request.gateway);
   const first = named ?? (settings.primaryGateway as GatewayId | null) ?? undefined;
   if (!first) {
@@ -104,6 +119,7 @@ export async function planAttempts(
       const why = ruleRefuses(adapter.installments, installments, request.currency);
       if (why) return skip('INSTALLMENTS_UNSUPPORTED', rgError('INSTALLMENTS_UNSUPPORTED', { gateway, count: installments.count, currency: request.currency, why }, extra));
     }
+    if (installments && quote?.gateway === gateway) ownPlan(charge, adapter.installments?.quotedPlan, quote, installments);
     if (hasToken && gateway !== tokenHome) {
       return skip('CARD_TOKEN_NOT_PORTABLE', rgError('CARD_TOKEN_NOT_PORTABLE', { owner: tokenHome, gateway }, extra));
     }

@@ -80,6 +80,13 @@ export interface NormalizedCharge {
     installments?: number; token?: string; paymentMethodId?: string;
     /** The plan's total as quoted (GET /api/v1/installments), cents: the charge is refused if it is no longer that. */
     installmentsTotal?: number;
+    /** A gateway's stored quote (GET /api/v1/installments with gateway and bin): the plan is that quote's for `installments`. */
+    installmentsQuoteId?: string;
+    /**
+     * Set by the router on the quoting gateway's attempt only: the plan is that gateway's own (its interest, priced
+     * for its issuer), sent as its API takes such a plan (the adapter's InstallmentRule.quotedPlan). Cents.
+     */
+    gatewayPlan?: { price: number; total: number; interest: number; issuerId?: string };
   };
   pix?: { expiresInSeconds?: number };
   boleto?: { dueDate?: string; instructions?: string };
@@ -167,6 +174,11 @@ export interface NormalizedChargeResult {
   gatewayMessage?: string; // the gateway's own text for a decline or failure
   /** Extra gateway ids a follow-up call needs (e.g. a charge id beside an order id). Strings only. */
   refs?: Record<string, string>;
+  /**
+   * A card payment in installments as the gateway's answer states it, cents: where the gateway adds its own interest
+   * (it was sent the price), the buyer's total and installment.
+   */
+  installments?: { count?: number; installmentAmount?: number; totalAmount?: number };
   /** Where the gateway's answer shows a chargeback (status disputed or charged_back): what it says of it, cents. */
   dispute?: { status?: 'open' | 'won' | 'lost'; amount?: number; reason?: string };
 }
@@ -277,6 +289,12 @@ export interface InstallmentRule {
   minInstallmentAmount?: number;
   /** The gateway's documented limit, said once in the skip's message. */
   why: string;
+  /**
+   * How the gateway charges a plan of its own quote (its interest): `price`, it is sent the price and the count and
+   * adds its interest itself, answering the buyer's total; `total`, it is sent the total with the interest stated.
+   * Absent: the gateway does not quote, and is sent the total like any plan.
+   */
+  quotedPlan?: 'price' | 'total';
 }
 
 /** What a quote asks a gateway that prices installment plans itself (docs/installments.md, "Gateway quotes"). */
@@ -298,6 +316,8 @@ export interface GatewayQuotedPlan {
   interestFree: boolean;
   /** Percent a month where the gateway states one; null where it states only the plan's total. */
   monthlyInterestRate: number | null;
+  /** The card issuer whose plan this is, where the gateway prices per issuer (a payment of the plan names it). */
+  issuerId?: string;
 }
 
 /** Capabilities as data: the router checks them before any network call. */

@@ -1,12 +1,16 @@
 import { rgError } from '../errors';
 import type { InstallmentRule, NormalizedCharge } from '../gateways/types';
 import type { SettingsRow } from '../store/accounts';
+import type { InstallmentQuoteRecord } from '../store/installment-quotes';
 import { asPlan, offerable, quotePlans, type InstallmentPlan } from './price-table';
+import { priceQuoted, type QuotedCharge } from './quoted-plan';
 
 export interface PricedCharge {
   /** The charge as every gateway gets it: for a plan, its amount is the plan's total. */
   request: NormalizedCharge;
   plan?: InstallmentPlan;
+  /** A gateway's quote: that gateway charges the plan as its own (QuotedCharge). */
+  quote?: QuotedCharge['quote'];
 }
 
 /** A card charge asks for a plan when it asks for more than one installment. */
@@ -21,8 +25,15 @@ export function installmentCount(request: NormalizedCharge): number | undefined 
  * account's settings (the quote's table) and the charge is for its total. A native (compatibility-mode) request's
  * amount is already what the buyer pays, as the native API means it: it is charged as it is, split into the count.
  */
-export function priceCharge(settings: SettingsRow, request: NormalizedCharge, opts: { native?: boolean } = {}): PricedCharge {
+export function priceCharge(settings: SettingsRow, request: NormalizedCharge, opts: { native?: boolean; quote?: InstallmentQuoteRecord } = {}): PricedCharge {
   const count = installmentCount(request);
+  const quoteId = request.creditCard?.installmentsQuoteId;
+  if (quoteId !== undefined && request.paymentMethod === 'credit_card' && !opts.native) {
+    if (count !== undefined && count > settings.installments.maxCount) {
+      throw rgError('INSTALLMENTS_NOT_OFFERED', { count, why: `this account offers at most ${settings.installments.maxCount}` });
+    }
+    return priceQuoted(request, quoteId, opts.quote, count);
+  }
   if (count === undefined) return { request };
   const s = settings.installments;
   if (count > s.maxCount) throw rgError('INSTALLMENTS_NOT_OFFERED', { count, why: `this account offers at most ${s.maxCount}` });

@@ -8,6 +8,13 @@ import { toPublicError } from '../charges/outcomes';
 import { ruleRefuses } from './charge-plan';
 import { offerable, type InstallmentSettings } from './price-table';
 import type { QuoteAnswer } from './quote';
+import type { InstallmentQuoteRecord, QuotedPlanRecord } from '../store/installment-quotes';
+
+/**
+ * How long a charge can name a gateway's quote: the gateway's rates are the issuer's and the seller's contract and
+ * may change, so a quote is charged only while it is fresh (a checkout's span), then the buyer is quoted again.
+ */
+export const QUOTE_LIFETIME_MS = 30 * 60_000;
 
 /** A gateway that prices plans itself (its adapter has a quote call): a quote with a card's bin asks it. */
 export const quotesNatively = (gateway: GatewayId): boolean => ADAPTERS[gateway].quoteInstallments !== undefined;
@@ -35,9 +42,21 @@ export async function gatewayQuote(deps: GatewayDeps, accountId: string, setting
     throw toPublicError(err, gateway);
   }
   if (quoted.length === 0) throw rgError('INSTALLMENTS_NO_GATEWAY_PLANS', { gateway, bin }, { gateway });
-  const plans = quoted
+  const shown = quoted
     .filter((p) => p.count <= settings.maxCount && offerable(p, settings.minInstallmentAmount) && (p.count === 1 || ruleRefuses(adapter.installments, p, 'BRL') === undefined))
-    .sort((a, b) => a.count - b.count)
-    .map((p) => ({ count: p.count, installmentAmount: p.installmentAmount, totalAmount: p.totalAmount, interestFree: p.interestFree, monthlyInterestRate: p.monthlyInterestRate }));
-  return { amount, gateway, source: 'gateway', plans };
+    .sort((a, b) => a.count - b.count);
+  const plans = shown.map((p) => ({ count: p.count, installmentAmount: p.installmentAmount, totalAmount: p.totalAmount, interestFree: p.interestFree, monthlyInterestRate: p.monthlyInterestRate }));
+  // Stored as shown, so a charge naming the quote is charged exactly a plan the buyer could have been shown.
+  const createdAt = new Date();
+  const expiresAt = new Date(createdAt.getTime() + QUOTE_LIFETIME_MS).toISOString();
+  const stored: InstallmentQuoteRecord = {
+    id: `iq_${randomUUID().replace(/-/g, '')}`, accountId, amount, gateway, bin, createdAt: createdAt.toISOString(), expiresAt,
+    plans: shown.map((p) => {
+      const plan: QuotedPlanRecord = { count: p.count, installmentAmount: p.installmentAmount, totalAmount: p.totalAmount, interestFree: p.interestFree };
+      if (typeof p.issuerId === 'string' && p.issuerId) plan.issuerId = p.issuerId;
+      return plan;
+    }),
+  };
+  await deps.store.writeOne((r) => r.installmentQuotes.insert(stored));
+  return { amount, gateway, source: 'gateway', plans, quoteId: stored.id, expiresAt };
 }

@@ -30,6 +30,12 @@ export interface InstallmentPlan {
   installmentAmount: number;
   totalAmount: number;
   interestFree: boolean;
+  /** The gateway quote the plan came from (creditCard.installmentsQuoteId). */
+  quoteId?: string;
+  /** The quoting gateway, where it took the charge and charged the plan as its own (its interest): see docs/installments.md. */
+  financedBy?: string;
+  /** Only when the gateway's answer stated another total than the quoted one: the quoted total (totalAmount is the gateway's). */
+  quotedTotalAmount?: number;
 }
 
 /** Every count interest-free up to 12, no minimum: what an account that never set its plans charges. */

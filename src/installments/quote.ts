@@ -9,6 +9,9 @@ export interface QuoteAnswer {
   source: 'settings' | 'gateway';
   /** From a gateway's quote, monthlyInterestRate is null where the gateway states no monthly rate. */
   plans: Array<Omit<InstallmentQuote, 'monthlyInterestRate'> & { monthlyInterestRate: number | null }>;
+  /** A gateway's quote: the stored quote a charge names (creditCard.installmentsQuoteId), and until when. */
+  quoteId?: string;
+  expiresAt?: string;
 }
 
 /**

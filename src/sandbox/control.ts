@@ -31,6 +31,8 @@ export interface LedgerEntry {
   paidAmount: number;
   refundedAmount: number;
   refunds: number;
+  /** What the buyer pays, where the gateway added its own installment interest on top of `amount` (an issuer's plan). */
+  buyerTotal?: number;
 }
 export type Ledger = () => Array<Omit<LedgerEntry, 'gateway'>>;
 

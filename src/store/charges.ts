@@ -47,7 +47,7 @@ export interface ChargeRecord {
   split?: AppliedSplitItem[] | null;
   /** A chargeback on the charge (migration 021): never a refund, refundedAmount does not move with it. */
   dispute?: ChargeDispute | null;
-  /** A card charge in installments: the plan it was charged with (migration 024); amount is its totalAmount. */
+  /** A card charge in installments: the plan it was charged with (migration 024); amount is its totalAmount, or the price where a gateway financed its own quoted plan. */
   installments?: InstallmentPlan | null;
   declineCode: string | null;
   errorCode: string | null;

@@ -15,6 +15,7 @@ import { ExternalWrites } from './read-cache';
 import { LoginsRepository } from './logins';
 import { SessionsRepository } from './sessions';
 import { ChargeStatsRepository } from './charge-stats';
+import { InstallmentQuotesRepository } from './installment-quotes';
 import { Checkpointer } from './checkpointer';
 import type { Repositories, Store } from './types';
 
@@ -37,6 +38,7 @@ export class SqliteStore implements Store {
   readonly logins: LoginsRepository;
   readonly sessions: SessionsRepository;
   readonly chargeStats: ChargeStatsRepository;
+  readonly installmentQuotes: InstallmentQuotesRepository;
   private readonly group: GroupCommit;
   private readonly pingStmt;
   private readonly probeStmt;
@@ -58,6 +60,7 @@ export class SqliteStore implements Store {
     this.logins = new LoginsRepository(db);
     this.sessions = new SessionsRepository(db);
     this.chargeStats = new ChargeStatsRepository(db);
+    this.installmentQuotes = new InstallmentQuotesRepository(db);
     this.group = new GroupCommit(db, this);
     this.pingStmt = db.prepare('SELECT 1');
     this.probeStmt = db.prepare("INSERT INTO meta (key, value) VALUES ('ready_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");

@@ -12,6 +12,7 @@ import type { SigningSecretsRepository } from './signing-secrets';
 import type { LoginsRepository } from './logins';
 import type { SessionsRepository } from './sessions';
 import type { ChargeStatsRepository } from './charge-stats';
+import type { InstallmentQuotesRepository } from './installment-quotes';
 
 /** A repository's public methods: what both the SQLite and the PostgreSQL implementation offer. */
 export type Public<T> = { [K in keyof T]: T[K] };
@@ -32,6 +33,7 @@ export interface Repositories {
   readonly logins: Public<LoginsRepository>;
   readonly sessions: Public<SessionsRepository>;
   readonly chargeStats: Public<ChargeStatsRepository>;
+  readonly installmentQuotes: Public<InstallmentQuotesRepository>;
 }
 
 /**

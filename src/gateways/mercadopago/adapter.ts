@@ -88,7 +88,7 @@ export const mercadopagoAdapter: GatewayAdapter = {
   id: 'mercadopago',
   amountUnit: 'major',
   currencies: ['BRL'],
-  installments: { currencies: ['BRL'], maxCount: 12, why: 'takes installments from 1 to 12 (error 4033 above)' },
+  installments: { currencies: ['BRL'], maxCount: 12, why: 'takes installments from 1 to 12 (error 4033 above)', quotedPlan: 'price' },
   keepsIdempotencyKeys: true,
   lookupProvesAbsence: true,
   defaultBaseUrl: 'https://api.mercadopago.com',

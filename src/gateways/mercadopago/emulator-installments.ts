@@ -1,5 +1,6 @@
 import { toCents as cents, toReais as reais, type Json, type Outcome } from '../../sandbox/core';
 import { badRequest, mpError } from './emulator-shapes';
+import { MP_ISSUER_RATES, halfUp, issuerOf } from './emulator-rates';
 
 /**
  * GET /v1/payment_methods/installments (Mercado Pago's "get installments"): for an amount (reais) and a card's bin,
@@ -10,14 +11,6 @@ import { badRequest, mpError } from './emulator-shapes';
  * the cent.
  */
 
-interface EmulatedIssuer { id: number; name: string; rates: readonly number[] }
-
-/** Two emulated issuers per brand: the bin's sixth digit even picks the first, odd the second. */
-export const MP_ISSUER_RATES: Readonly<Record<'even' | 'odd', EmulatedIssuer>> = {
-  even: { id: 25, name: 'Banco Emulado Par', rates: [0, 0, 0, 5.99, 7.49, 8.99, 10.49, 11.99, 13.49, 14.99, 16.49, 17.99] },
-  odd: { id: 24, name: 'Banco Emulado Impar', rates: [0, 0, 0, 0, 0, 0, 9.99, 11.49, 12.99, 14.49, 15.99, 17.49] },
-};
-
 /** The card brand (payment_method_id) of a bin, as Mercado Pago names it; undefined: no card it knows. */
 export function mpMethodOfBin(bin: string): string | undefined {
   if (/^3[47]/.test(bin)) return 'amex';
@@ -27,7 +20,6 @@ export function mpMethodOfBin(bin: string): string | undefined {
   return undefined;
 }
 
-const halfUp = (num: bigint, den: bigint): bigint => (2n * num + den) / (2n * den);
 const brl = (c: number) => `R$ ${(c / 100).toFixed(2).replace('.', ',').replace(/\B(?=(\d{3})+(?!\d))/g, '.')}`;
 
 export function installmentsAnswer(query: Json): Outcome {
@@ -40,7 +32,7 @@ export function installmentsAnswer(query: Json): Outcome {
   if (bin === undefined && methodId === undefined) return mpError(400, 'bad_request', 'bin or payment_method_id is required', [[2, 'bin or payment_method_id is required']]);
   // An unknown card (or a brand that is not that card's) has no payment method: Mercado Pago answers an empty list.
   if (!methodId || (bin !== undefined && mpMethodOfBin(bin) !== methodId)) return { status: 200, body: [] };
-  const issuer = MP_ISSUER_RATES[bin !== undefined && Number(bin[5]) % 2 === 1 ? 'odd' : 'even'];
+  const issuer = bin !== undefined ? issuerOf(bin) : MP_ISSUER_RATES.even;
   const amountCents = BigInt(cents(amount));
   const payerCosts = issuer.rates.map((rate, i) => {
     const installments = i + 1;

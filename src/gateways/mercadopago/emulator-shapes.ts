@@ -5,6 +5,7 @@ import {
   DAY_MS, PNG_1X1_BASE64, type Json, type Outcome,
 } from '../../sandbox/core';
 import type { DeclineCode } from '../types';
+import { payerCost } from './emulator-rates';
 
 export interface StoredCard { number: string; expMonth: number; expYear: number; holderName: string; identification?: Json }
 
@@ -96,6 +97,13 @@ export function cardOutcome(payment: Json, body: Json, card: StoredCard | undefi
   if (status === 'in_process' && payment.binary_mode) [status, detail] = ['rejected', 'cc_rejected_other_reason'];
   payment.installments = body.installments;
   payment.transaction_details.installment_amount = reais(cents(payment.transaction_amount) / body.installments);
+  if (body.issuer_id !== undefined) payment.issuer_id = String(body.issuer_id);
+  if (card && body.issuer_id !== undefined && body.installments > 1) {
+    // The issuer's plan (emulator-rates.ts): the buyer pays its interest on top of transaction_amount.
+    const cost = payerCost(cents(payment.transaction_amount), card.number.slice(0, 6), body.installments);
+    payment.transaction_details.total_paid_amount = reais(cost.total);
+    payment.transaction_details.installment_amount = reais(cost.each);
+  }
   if (card) {
     payment.card = {
       first_six_digits: card.number.slice(0, 6), last_four_digits: card.number.slice(-4), expiration_month: card.expMonth, expiration_year: card.expYear,

@@ -29,6 +29,7 @@ export const mercadopagoEmulator = defineEmulator((app, core) => {
     paymentMethod: p.payment_method_id === 'pix' ? 'pix' : p.payment_type_id === 'ticket' ? 'boleto' : p.payment_type_id as LedgerEntry['paymentMethod'],
     amount: cents(p.transaction_amount), paidAmount: ['approved', 'refunded', 'charged_back', 'in_mediation'].includes(p.status) ? cents(p.transaction_amount) : 0,
     refundedAmount: cents(p.transaction_amount_refunded), refunds: p.refunds.filter((r: Json) => r.status !== 'rejected').length,
+    ...(p.issuer_id ? { buyerTotal: cents(p.transaction_details.total_paid_amount) } : {}),
   })));
   const webhooks = mercadopagoWebhooks(core, payments);
   const refunds = mercadopagoRefunds(core, payments, (id) => webhooks.changed(id));

@@ -72,7 +72,7 @@ export const pagbankAdapter: GatewayAdapter = {
   id: 'pagbank',
   amountUnit: pagbankAmountUnit(), // the default; ROUTEGATE_PAGBANK_AMOUNT_UNIT=reais switches every call
   currencies: ['BRL'],
-  installments: { currencies: ['BRL'], maxCount: 18, minInstallmentAmount: 500, why: 'takes installments from 1 to 18, each of at least R$ 5,00' },
+  installments: { currencies: ['BRL'], maxCount: 18, minInstallmentAmount: 500, why: 'takes installments from 1 to 18, each of at least R$ 5,00', quotedPlan: 'total' },
   keepsIdempotencyKeys: true,
   // The order's reference_id is RouteGate's charge id (charge.request).
   referenceOf: (raw) => {

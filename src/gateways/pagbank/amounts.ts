@@ -11,12 +11,14 @@ export const pagbankAmounts: AmountDeclaration = {
   requests: {
     'charge.request': {
       cents: (i) => i.charge?.amount, fields: ['items[*].unit_amount', 'charges[*].amount.value', 'qr_codes[*].amount.value'],
-      // FIXED receivers: each coproducer's cents, and the account's own remainder.
+      // FIXED receivers: each coproducer's cents, and the account's own remainder; and the buyer's interest of a plan
+      // of PagBank's own quote (amount.fees.buyer.interest.total), in the same unit.
       shares: {
-        fields: ['charges[*].splits.receivers[*].amount.value', 'qr_codes[*].splits.receivers[*].amount.value'],
+        fields: ['charges[*].splits.receivers[*].amount.value', 'qr_codes[*].splits.receivers[*].amount.value', 'charges[*].amount.fees.buyer.interest.total'],
         cents: (i) => {
           const s = i.charge?.resolvedSplit;
-          return s ? [...s.items.map((item: { amount: number }) => item.amount), s.remainder] : [];
+          const interest = i.charge?.creditCard?.gatewayPlan?.interest;
+          return [...(s ? [...s.items.map((item: { amount: number }) => item.amount), s.remainder] : []), ...(typeof interest === 'number' ? [interest] : [])];
         },
       },
     },

@@ -1,5 +1,6 @@
 import { centsToWire as toWire, wireToCents as toCents, type AmountUnit as Unit, type Json, type Outcome } from '../../sandbox/core';
 import { errorBody } from './emulator-shapes';
+import { PAGBANK_BRAND_RATES, PAGBANK_MIN_INSTALLMENT, pagbankBrandOfBin, priceInstallment } from './emulator-rates';
 
 /**
  * GET /charges/fees/calculate (PagBank's "consultar juros de uma transação"): for a value, the plans of each card brand
@@ -10,19 +11,7 @@ import { errorBody } from './emulator-shapes';
  * with an installment under R$ 5,00 is left out (the smallest installment PagBank takes).
  */
 
-/** Percent a month the buyer pays beyond the interest-free counts, per brand (the emulator's table). */
-export const PAGBANK_BRAND_RATES: Readonly<Record<string, number>> = { visa: 2.99, mastercard: 2.99, elo: 3.49, hipercard: 3.49, amex: 3.99 };
-export const PAGBANK_MIN_INSTALLMENT = 500;
 const MAX_COUNT = 18;
-
-export function pagbankBrandOfBin(bin: string): string | undefined {
-  if (/^3[47]/.test(bin)) return 'amex';
-  if (/^(4011|4389|4514|5041|5067|6277|6363|6504|6505|6516)/.test(bin)) return 'elo';
-  if (/^(6062|3841)/.test(bin)) return 'hipercard';
-  if (/^4/.test(bin)) return 'visa';
-  if (/^(5[1-5]|2[2-7])/.test(bin)) return 'mastercard';
-  return undefined;
-}
 
 const invalid = (parameter: string, description: string): Outcome => ({ status: 400, body: errorBody('40002', description, parameter) });
 
@@ -33,16 +22,6 @@ function countParam(query: Json, name: string, max: number): number | undefined 
   return Number.isInteger(n) && n >= 1 && n <= max ? n : invalid(name, `${name} must be an integer from 1 to ${max}`);
 }
 const isOutcome = (v: unknown): v is Outcome => typeof v === 'object' && v !== null;
-
-/** Price table: amount x r x (1 + r)^n / ((1 + r)^n - 1), r in millionths of a percent-unit, rounded half up. */
-function priceInstallment(cents: number, count: number, ratePercent: number): number {
-  const r = BigInt(Math.round(ratePercent * 10_000));
-  const one = 1_000_000n;
-  const grown = (one + r) ** BigInt(count);
-  const num = BigInt(cents) * r * grown;
-  const den = one * (grown - one ** BigInt(count));
-  return Number((2n * num + den) / (2n * den));
-}
 
 export function feesAnswer(query: Json, unit: Unit): Outcome {
   if (query.payment_methods !== 'CREDIT_CARD') return invalid('payment_methods', 'payment_methods must be CREDIT_CARD');

@@ -6,6 +6,7 @@ import {
   isoNow as now, dateOnly, type AmountUnit as Unit, type Json, type Outcome,
 } from '../../sandbox/core';
 import { splitsProblem } from './emulator-split';
+import { buyerInterest, pagbankBrandOfBin } from './emulator-rates';
 
 export interface StoredCharge {
   id: string;
@@ -156,6 +157,8 @@ export function chargeProblem(charge: Json, path: string, unit: Unit): Problem |
   if (Number.isInteger(method.installments) && method.installments > 1 && toCents(charge.amount.value, unit)! / method.installments < 500) return invalid('payment_method.installments');
   const card = method.card;
   if (!card) return missing('payment_method.card');
+  const fees = feesProblem(charge, method, unit);
+  if (fees) return invalid(fees);
   if (card.encrypted !== undefined || card.id !== undefined) return undefined; // opaque: the emulator approves them
   if (!card.number) return missing('payment_method.card.number');
   if (typeof card.number !== 'string' || !luhnValid(card.number)) return invalid('payment_method.card.number');
@@ -165,6 +168,26 @@ export function chargeProblem(charge: Json, path: string, unit: Unit): Problem |
   if (card.security_code !== undefined && !/^\d{3,4}$/.test(String(card.security_code))) return invalid('payment_method.card.security_code');
   if (!card.holder?.name && !method.holder?.name) return missing('payment_method.card.holder.name');
   return undefined;
+}
+
+/**
+ * Repasse de taxa ao comprador: amount.fees.buyer.interest {total, installments} must be the fees table's interest
+ * for the card's brand and the count (the value less the interest is the price), as GET /charges/fees/calculate
+ * quotes it; the field that does not match, or undefined.
+ */
+function feesProblem(charge: Json, method: Json, unit: Unit): string | undefined {
+  const interest = charge.amount?.fees?.buyer?.interest;
+  if (charge.amount?.fees === undefined) return undefined;
+  if (!interest || typeof interest !== 'object') return 'amount.fees.buyer.interest';
+  const count = method.installments ?? 1;
+  if (interest.installments !== count || count < 2) return 'amount.fees.buyer.interest.installments';
+  const total = toCents(interest.total, unit);
+  const value = toCents(charge.amount.value, unit)!;
+  if (total === undefined || total < 1 || total >= value) return 'amount.fees.buyer.interest.total';
+  const number = typeof method.card?.number === 'string' ? method.card.number.replace(/\D+/g, '') : '';
+  const brand = number ? pagbankBrandOfBin(number.slice(0, 6)) : undefined;
+  if (!brand) return undefined; // an encrypted card: its brand is PagBank's to read, not the emulator's
+  return buyerInterest(value - total, count, brand) === total ? undefined : 'amount.fees.buyer.interest.total';
 }
 
 // ---- bodies and helpers ----------------------------------------------------------------------------

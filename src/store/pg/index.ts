@@ -20,6 +20,7 @@ import { PgSigningSecretsRepository } from './signing-secrets';
 import { PgLoginsRepository } from './logins';
 import { PgSessionsRepository } from './sessions';
 import { PgChargeStatsRepository } from './charge-stats';
+import { PgInstallmentQuotesRepository } from './installment-quotes';
 
 /** The repositories over one Queryable: the pool (each statement its own transaction) or a transaction's client. */
 function bind(q: Queryable, caches: PgReadCaches, charges: PgChargesShared): Repositories {
@@ -38,6 +39,7 @@ function bind(q: Queryable, caches: PgReadCaches, charges: PgChargesShared): Rep
     logins: new PgLoginsRepository(q),
     sessions: new PgSessionsRepository(q),
     chargeStats: new PgChargeStatsRepository(q),
+    installmentQuotes: new PgInstallmentQuotesRepository(q),
   };
 }
 
@@ -50,7 +52,7 @@ export class PgStore implements Store {
   readonly dialect = 'postgres' as const;
   readonly accounts; readonly apiKeys; readonly credentials; readonly meta; readonly charges; readonly customers;
   readonly coproducers; readonly idempotency; readonly webhookEvents; readonly deliveries; readonly signingSecrets;
-  readonly logins; readonly sessions; readonly chargeStats;
+  readonly logins; readonly sessions; readonly chargeStats; readonly installmentQuotes;
   private closed = false;
 
   private constructor(private readonly pool: pg.Pool, private readonly feed: PgChangeFeed, private readonly caches: PgReadCaches, private readonly chargesShared: PgChargesShared) {
@@ -58,7 +60,7 @@ export class PgStore implements Store {
     this.accounts = r.accounts; this.apiKeys = r.apiKeys; this.credentials = r.credentials; this.meta = r.meta; this.charges = r.charges;
     this.customers = r.customers; this.coproducers = r.coproducers; this.idempotency = r.idempotency; this.webhookEvents = r.webhookEvents;
     this.deliveries = r.deliveries; this.signingSecrets = r.signingSecrets; this.logins = r.logins; this.sessions = r.sessions;
-    this.chargeStats = r.chargeStats;
+    this.chargeStats = r.chargeStats; this.installmentQuotes = r.installmentQuotes;
   }
 
   static async open(url: string, opts: { max?: number } = {}): Promise<PgStore> {
