@@ -21,9 +21,11 @@ export interface BatchJob<I, R> {
 /**
  * Group commit on PostgreSQL: the same write of many requests in one statement. A statement costs the server far
  * more than a row (bench/: 0.34 ms of PostgreSQL's CPU per charge written one per statement, 0.1 ms ten per
- * statement), so under load the writes that arrive while earlier batches are at the server go together in the next.
- * A quiet service never waits: with fewer than `maxInFlight` batches out, a write goes on the next turn of the event
- * loop (with whatever else that turn queued), alone as its own statement when it is alone.
+ * statement), so under load the writes that arrive while the previous batch is at the server go together in the
+ * next. One batch of a kind at a time (`maxInFlight`): at saturation two took more CPU per charge, in RouteGate and
+ * in PostgreSQL (`npm run bench:scale`, alternated runs), for smaller batches. A quiet service never waits: with no
+ * batch out, a write goes on the next turn of the event loop (with whatever else that turn queued), alone as its own
+ * statement when it is alone.
  *
  * Every caller still awaits its own commit. When the server refuses a batch (an error answer: nothing of it was
  * committed) each write is replayed as its own statement, so one bad write fails alone. A batch whose answer never
@@ -35,7 +37,7 @@ export class StatementBatcher<I, R> {
   private inFlight = 0;
   private scheduled = false;
 
-  constructor(private readonly job: BatchJob<I, R>, private readonly maxInFlight = 2, private readonly maxBatch = 64) {}
+  constructor(private readonly job: BatchJob<I, R>, private readonly maxInFlight = 1, private readonly maxBatch = 64) {}
 
   submit(input: I, alone: () => Promise<R>): Promise<R> {
     return new Promise<R>((resolve, reject) => {
