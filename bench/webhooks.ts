@@ -184,7 +184,9 @@ export async function measureWebhooks(children: ChildProcess[]): Promise<Webhook
       created.once('exit', (code) => reject(new Error(`accounts create exited with ${code}`)));
     })) as { apiKey: string };
     const port = 20000 + Math.floor(Math.random() * 20000);
-    routegate = spawnNode([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) });
+    // BENCH_PROFILE=dir writes a V8 CPU profile of this RouteGate process there, as bench/run.ts does of its own.
+    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
+    routegate = spawnNode([...SERVER_NODE_FLAGS, ...profile, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) });
     const base = `http://127.0.0.1:${port}`;
     await waitForHealth(base, 20);
     const api = async (method: string, p: string, body?: unknown) => {
@@ -311,7 +313,9 @@ export async function measureWebhooks(children: ChildProcess[]): Promise<Webhook
       rssAfterMb: rssMb(routegate.pid),
     };
   } finally {
+    const stopping = performance.now();
     if (routegate) await stopProcess(routegate);
+    progress(`stopped in ${Math.round(performance.now() - stopping)} ms (${routegate?.exitCode} ${routegate?.signalCode})`);
     await backend.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
