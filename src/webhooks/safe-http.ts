@@ -27,18 +27,24 @@ export class SafeHttp {
   async post(rawUrl: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);
+    // The whole attempt's deadline: a controller and a timer cleared when it ends. AbortSignal.timeout() did the
+    // same through a weak reference and a finalization registry per delivery (about 3% of a forwarded event's CPU).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DOMException('the delivery timed out', 'TimeoutError')), timeoutMs);
     try {
       const url = parseTarget(rawUrl, this.policy);
       await checkTarget(url, this.policy);
       const res = await request(url, {
         method: 'POST', dispatcher: this.agent, body, headers: { 'content-type': 'application/json', 'user-agent': 'RouteGate-Webhooks/1', ...headers },
-        headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: deadline.signal,
       });
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       return { statusCode: res.statusCode, durationMs: took(), ...(ok ? {} : { error: `the backend answered ${res.statusCode}` }) };
     } catch (err) {
       return { durationMs: took(), error: describe(err, timeoutMs) };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
