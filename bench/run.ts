@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { ROOT } from '../src/lib/paths';
 import { pacedLatencyApart } from './paced-client';
@@ -12,10 +11,9 @@ import { loadMappings } from '../src/mapping/loader';
 import { SANDBOX_CREDENTIALS } from '../src/sandbox/index';
 import { growthFigures, type GrowthFigures } from './growth';
 import { seedCharges } from './seed';
-import { waitForHealth } from './health';
 import { processCpuMs } from './proc-cpu';
-import { SERVER_NODE_FLAGS } from '../src/lib/server-flags';
 import { measureWebhooks } from './webhooks';
+import { createAccount, firstLine, startNode, startRouteGate } from './routegate-process';
 import { today } from '../src/gateways/common';
 import { addInstallmentQuotes } from './installment-quotes';
 
@@ -49,14 +47,9 @@ const SEED_COUNT = Number(process.env.BENCH_SEED_COUNT ?? 1_000_000);
 const GROWTH_ROUNDS = Number(process.env.BENCH_GROWTH_ROUNDS ?? 3);
 const children: ChildProcess[] = [];
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ line: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.once('line', (line) => resolve({ line, child }));
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-  });
+async function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ line: string; child: ChildProcess }> {
+  const child = startNode(children, args, env);
+  return { line: await firstLine(child, args.join(' ')), child };
 }
 
 interface Result {
@@ -135,15 +128,9 @@ async function main(): Promise<void> {
     // The limits stay in the code; the bench only raises them through configuration.
     ROUTEGATE_RATE_LIMIT: '10000000', ROUTEGATE_PAGARME_URL: `${emulators}/pagarme`,
   };
-  const account = JSON.parse((await start([bin, 'accounts', 'create', '--name', 'Bench', '--email', 'bench@example.com'], env)).line);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  // BENCH_PROFILE=dir writes a V8 CPU profile of the RouteGate process there (open it in Chrome DevTools).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_PROFILE)] : [];
-  // RouteGate runs as `npm start` runs it (src/lib/server-flags.ts).
-  start([...SERVER_NODE_FLAGS, ...profile, path.join(ROOT, 'dist', 'src', 'server.js')], { ...env, PORT: String(port) }).catch(() => undefined);
-  const routegateProcess = children[children.length - 1];
-  const routegate = `http://127.0.0.1:${port}`;
-  await waitForHealth(routegate, 10);
+  const account = await createAccount(children, env, 'Bench', 'bench@example.com');
+  // BENCH_PROFILE=dir writes a V8 CPU profile of the RouteGate process there (bench/routegate-process.ts).
+  const { child: routegateProcess, url: routegate } = await startRouteGate(children, env);
   const json = { 'content-type': 'application/json' };
   const credsRes = await fetch(`${routegate}/api/v1/credentials`, {
     method: 'POST', headers: { ...json, 'x-api-key': account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
@@ -196,7 +183,7 @@ async function main(): Promise<void> {
   const [a, b, c] = results;
   const chargesMade = warmedUp[2] + runs[2].reduce((n, r) => n + r.requestsTotal, 0);
   const rssMb = rssOf(routegateProcess);
-  const growth = GROWTH ? await measureGrowth(bin, env, charge) : undefined;
+  const growth = GROWTH ? await measureGrowth(env, charge) : undefined;
   // The webhook phase (bench/webhooks.ts), on a RouteGate process of its own; BENCH_WEBHOOKS=0 skips it.
   const webhooks = process.env.BENCH_WEBHOOKS === '0' ? undefined : await measureWebhooks(children);
 
@@ -219,7 +206,8 @@ async function main(): Promise<void> {
     ...(webhooks ? {
       webhookCpu: webhooks.cpuPerEventMs <= cpuC * targets.webhookCpuPerEventAtMostCharge,
       webhookP99: webhooks.p99ReceiptToBackendMs <= targets.webhookP99AtMostMs,
-      // Every event accepted in the burst is in the backend's dedupe once (duplicates on the wire are allowed).
+      // Every event accepted in the burst is in the backend's dedupe once (duplicates on the wire are allowed),
+      // counted by the ids the burst's own notifications were answered with.
       webhookBurst: webhooks.burst.drained && webhooks.burst.accepted === webhooks.burst.events && webhooks.burst.delivered === webhooks.burst.events,
       webhookBurstRss: webhooks.burst.peakRssMb <= targets.webhookBurstRssAtMostMb,
     } : {}),
@@ -263,7 +251,8 @@ async function main(): Promise<void> {
     line(met.webhookCpu!, `CPU per event ${webhooks.cpuPerEventMs} ms vs a charge's ${cpuC} ms (<= ${targets.webhookCpuPerEventAtMostCharge}x)`);
     line(met.webhookP99!, `receipt to backend at ${webhooks.pacedRatePerSec} events/s: p50 ${webhooks.p50ReceiptToBackendMs} ms, p99 ${webhooks.p99ReceiptToBackendMs} ms (<= ${targets.webhookP99AtMostMs} ms); lost ${webhooks.pacedLost}`);
     line(met.webhookBurst!, `burst of ${b.events} with the backend down: ${b.accepted} accepted in ${b.sendMs} ms, ${b.delivered} delivered once each `
-      + `(${b.duplicatesOnWire} duplicates on the wire), drained ${b.drainMs} ms after the backend came back${b.drained ? '' : ' (NOT drained: timed out)'}`);
+      + `(${b.duplicatesOnWire} duplicates on the wire; ${b.earlierPhases} events of earlier phases arrived meanwhile, not the burst's), `
+      + `drained ${b.drainMs} ms after the backend came back${b.drained ? '' : ' (NOT drained: timed out)'}`);
     line(met.webhookBurstRss!, `RouteGate RSS during the burst and drain at most ${b.peakRssMb} MB (<= ${targets.webhookBurstRssAtMostMb} MB)`);
   } else process.stdout.write('webhooks not measured (BENCH_WEBHOOKS=0)\n');
   fs.writeFileSync(path.join(ROOT, 'bench', 'results.json'), JSON.stringify(summary, null, 2) + '\n');
@@ -309,19 +298,15 @@ function rssOf(child: ChildProcess | undefined): number {
  * the benches before and after it gave 0.6x to 0.8x). The seeded file is flushed to disk before either is measured,
  * so the kernel's writeback of a million rows does not land inside the second measurement.
  */
-async function measureGrowth(bin: string, baseEnv: Record<string, string>, charge: unknown) {
+async function measureGrowth(baseEnv: Record<string, string>, charge: unknown) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-growth-'));
   const database = async (name: string) => {
     const env = { ...baseEnv, ROUTEGATE_DB: path.join(dir, `${name}.db`) };
-    const account = JSON.parse((await start([bin, 'accounts', 'create', '--name', `Growth ${name}`, '--email', `growth-${name}@example.com`], env)).line);
-    return { env, account: account as { apiKey: string; accountId?: string; id?: string } };
+    return { env, account: await createAccount(children, env, `Growth ${name}`, `growth-${name}@example.com`) };
   };
   const serve = async (db: Awaited<ReturnType<typeof database>>) => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    start([...SERVER_NODE_FLAGS, path.join(ROOT, 'dist', 'src', 'server.js')], { ...db.env, PORT: String(port) }).catch(() => undefined);
-    const child = children[children.length - 1];
-    const url = `http://127.0.0.1:${port}`;
-    await waitForHealth(url, 10);
+    // Not profiled: BENCH_PROFILE is for the charge targets' RouteGate.
+    const { child, url } = await startRouteGate(children, db.env, { profile: false });
     const res = await fetch(`${url}/api/v1/credentials`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': db.account.apiKey }, body: JSON.stringify({ gateway: 'pagarme', credentials: SANDBOX_CREDENTIALS.pagarme }),
     });

@@ -406,7 +406,9 @@ export class FollowUps {
   async settleRefundsOf(chargeId: string): Promise<number> {
     const { store } = this.deps;
     const inProcess = (a: AttemptRecord) => isPendingRefund(a) && a.failureKind !== REFUSED_FOR_NOW;
-    if (!(await store.charges.attempts(chargeId)).some(inProcess)) return 0;
+    // Every verified notification about a charge comes here: an index probe answers the usual "none" without
+    // reading the charge's attempts.
+    if (!(await store.charges.hasRefundInProcess(chargeId))) return 0;
     const owner = await this.host.locks.tryAcquire(chargeId);
     if (!owner) return 0;
     let settled = 0;

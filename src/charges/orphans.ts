@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newDeliveryId, newEventId } from '../webhooks/ids';
 import type { ChargeRecord, OrphanAction, OrphanRecord } from '../store/charges';
 import { nowIso } from '../store/db';
 import { ADAPTERS } from '../gateways/registry';
@@ -52,7 +52,7 @@ export class OrphanHandler {
     };
     const message = `a payment at ${gateway} (${orphan.externalId}, ${orphan.status}, ${orphan.amount} cents) carries this charge's reference, but the charge is ${charge.status} at ${charge.gateway ?? 'no gateway'}`;
     // The merchant's own event: a verified finding of RouteGate's own call, not a gateway's webhook.
-    const event = buildEvent(`evt_${randomUUID().replace(/-/g, '')}`, gateway, now, charge.id, {
+    const event = buildEvent(newEventId(), gateway, now, charge.id, {
       type: 'payment.orphaned', gatewayType: 'routegate.orphan_found', externalId: orphan.externalId, status: n.status, amount: orphan.amount,
       paidAmount: n.paidAmount, currency: n.currency ?? charge.currency, paymentMethod: orphan.paymentMethod as PaymentMethod,
     }, `orphan:${orphan.externalId}`, { chargeId: charge.id, recordedGateway: charge.gateway, gateway, externalId: orphan.externalId }, 'gateway_read');
@@ -66,7 +66,7 @@ export class OrphanHandler {
         payload: JSON.stringify(event), createdAt: event.createdAt, verified: true,
       });
       if (inserted && forwardUrl) {
-        await tx.deliveries.insert({ id: `dlv_${randomUUID().replace(/-/g, '')}`, eventId: event.id, accountId: charge.accountId, nextAttemptAt: at, giveUpAt: at + RETRY_FOR_MS });
+        await tx.deliveries.insert({ id: newDeliveryId(), eventId: event.id, accountId: charge.accountId, nextAttemptAt: at, giveUpAt: at + RETRY_FOR_MS });
       }
     });
     return orphan;

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
+import { newDeliveryId, newEventId } from '../webhooks/ids';
+import { REFUSED_FOR_NOW_KIND, type AttemptRecord, type ChargePatch, type ChargeRecord } from '../store/charges';
 import type { Repositories } from '../store';
 import { nowIso } from '../store/db';
 import { ADAPTERS } from '../gateways/registry';
@@ -22,7 +22,7 @@ import { callContext, type GatewayDeps } from './gateway-deps';
 // client's retry sees it first.
 
 /** failureKind of a pending row the gateway refused for now (nothing was done there). */
-export const REFUSED_FOR_NOW = 'refused_for_now';
+export const REFUSED_FOR_NOW = REFUSED_FOR_NOW_KIND;
 
 export const isPendingRefund = (a: AttemptRecord): boolean => a.operation === 'refund' && a.outcome === 'pending';
 
@@ -174,7 +174,7 @@ async function failRefund(deps: GatewayDeps, charge: ChargeRecord, row: AttemptR
 async function announce(tx: Repositories, charge: ChargeRecord, row: AttemptRecord, forwardUrl: string | null): Promise<void> {
   const now = nowIso();
   const gateway = row.gateway;
-  const event = buildEvent(`evt_${randomUUID().replace(/-/g, '')}`, gateway, now, charge.id, {
+  const event = buildEvent(newEventId(), gateway, now, charge.id, {
     type: 'refund.failed', gatewayType: 'routegate.refund_failed', externalId: charge.externalId ?? undefined, status: charge.status as ChargeStatus,
     amount: charge.amount, paidAmount: charge.paidAmount, refundedAmount: charge.refundedAmount, currency: charge.currency,
     paymentMethod: charge.paymentMethod as PaymentMethod,
@@ -185,6 +185,6 @@ async function announce(tx: Repositories, charge: ChargeRecord, row: AttemptReco
   });
   const at = Date.now();
   if (inserted && forwardUrl) {
-    await tx.deliveries.insert({ id: `dlv_${randomUUID().replace(/-/g, '')}`, eventId: event.id, accountId: charge.accountId, nextAttemptAt: at, giveUpAt: at + RETRY_FOR_MS });
+    await tx.deliveries.insert({ id: newDeliveryId(), eventId: event.id, accountId: charge.accountId, nextAttemptAt: at, giveUpAt: at + RETRY_FOR_MS });
   }
 }

@@ -4,7 +4,8 @@ import { rgError } from '../errors';
 // Walked on every request's body: own keys read in place (Object.entries would copy each object into pairs).
 function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  // Bytes are not text: a receiver's raw body (a Buffer) would otherwise be walked index by index, finding nothing.
+  if (depth > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) if (holdsNul(value[i], depth + 1)) return true;
     return false;

@@ -71,9 +71,13 @@ export class AccountsRepository {
 
   private readonly accountCache: ReadCache<AccountRow>;
   private readonly settingsCache: ReadCache<SettingsRow>;
+  // Every notification to an account's URL names its current token: the account it belongs to, cached as the
+  // account is (a rotation here or from another connection empties it). A token kept after a rotation is not.
+  private readonly currentTokenCache: ReadCache<AccountRow>;
 
   constructor(private readonly db: DB, external: ExternalWrites) {
     this.accountCache = new ReadCache(external);
+    this.currentTokenCache = new ReadCache(external);
     this.settingsCache = new ReadCache(external);
     this.insertAccount = db.prepare('INSERT INTO accounts (id, name, email, active, webhook_token, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?)');
     this.insertSettings = db.prepare("INSERT INTO settings (account_id, gateway_fallbacks, response_format, updated_at) VALUES (?, '[]', 'full', ?)");
@@ -112,7 +116,12 @@ export class AccountsRepository {
 
   /** The account whose current token this is, or whose rotated token still overlaps at `now` (ms). */
   async getByWebhookToken(token: string, now = clock.now()): Promise<AccountRow | undefined> {
-    const r = (this.byWebhookToken.get(token) ?? this.byOverlapToken.get(token, now)) as RawAccount | undefined;
+    const current = this.currentTokenCache.get(token, () => {
+      const r = this.byWebhookToken.get(token) as RawAccount | undefined;
+      return r && toAccount(r);
+    });
+    if (current) return current;
+    const r = this.byOverlapToken.get(token, now) as RawAccount | undefined;
     return r && toAccount(r);
   }
 
@@ -151,6 +160,7 @@ export class AccountsRepository {
 
   private forget(): void {
     this.accountCache.clear();
+    this.currentTokenCache.clear();
     this.settingsCache.clear();
   }
 

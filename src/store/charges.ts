@@ -266,6 +266,14 @@ function refsOf(patch: ChargePatch): string[] {
   return Object.values(patch.refs ?? {}).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
+// The failureKind of a refund refused for now (src/charges/pending-refunds.ts REFUSED_FOR_NOW): nothing to read at its gateway.
+export const REFUSED_FOR_NOW_KIND = 'refused_for_now';
+
+// The charge's own attempt rows (by its key), none of them turned into a record: on every verified notification
+// about a charge, where the answer is nearly always none.
+export const REFUND_IN_PROCESS_SQL = `SELECT 1 FROM charge_attempts WHERE charge_id = ? AND operation = 'refund' AND outcome = 'pending'
+  AND (failure_kind IS NULL OR failure_kind <> ?) LIMIT 1`;
+
 /**
  * Charges and their attempts. Every state change is an UPDATE of the columns that changed, made while the
  * caller holds the charge's lock (a row in the database, so it holds across processes on one file); nothing
@@ -280,6 +288,7 @@ export class ChargesRepository {
   private readonly finishAttemptStmt;
   private readonly resendAttemptStmt;
   private readonly attemptsStmt;
+  private readonly refundInProcessStmt;
   private readonly nextSeqStmt;
   private readonly lockStmt;
   private readonly unlockStmt;
@@ -320,6 +329,7 @@ export class ChargesRepository {
       ambiguous = ?, duration_ms = ?, external_id = ?, amount = ? WHERE charge_id = ? AND seq = ?`);
     this.resendAttemptStmt = db.prepare("UPDATE charge_attempts SET outcome = 'in_flight', idempotency_key = ?, message = ? WHERE charge_id = ? AND seq = ? AND outcome = 'pending'");
     this.attemptsStmt = db.prepare('SELECT * FROM charge_attempts WHERE charge_id = ? ORDER BY seq');
+    this.refundInProcessStmt = db.prepare(REFUND_IN_PROCESS_SQL).pluck();
     this.nextSeqStmt = db.prepare('UPDATE charges SET op_seq = op_seq + 1 WHERE id = ? RETURNING op_seq').pluck();
     this.lockStmt = db.prepare('UPDATE charges SET lock_owner = ?, lock_expires_at = ? WHERE id = ? AND (lock_owner IS NULL OR lock_expires_at <= ?)');
     this.unlockStmt = db.prepare('UPDATE charges SET lock_owner = NULL, lock_expires_at = NULL WHERE id = ? AND lock_owner = ?');
@@ -609,6 +619,11 @@ export class ChargesRepository {
 
   async reconcileAttempts(id: string): Promise<number> {
     return (this.reconcileAttemptsStmt.get(id) as number | undefined) ?? 0;
+  }
+
+  /** Whether the charge has a refund its gateway holds in process (pending, not refused for now): one index probe. */
+  async hasRefundInProcess(chargeId: string): Promise<boolean> {
+    return this.refundInProcessStmt.get(chargeId, REFUSED_FOR_NOW_KIND) !== undefined;
   }
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {

@@ -56,7 +56,7 @@ export class SqliteStore implements Store {
     this.idempotency = new IdempotencyRepository(db);
     this.webhookEvents = new WebhookEventsRepository(db);
     this.deliveries = new DeliveriesRepository(db);
-    this.signingSecrets = new SigningSecretsRepository(db);
+    this.signingSecrets = new SigningSecretsRepository(db, external);
     this.logins = new LoginsRepository(db);
     this.sessions = new SessionsRepository(db);
     this.chargeStats = new ChargeStatsRepository(db);

@@ -59,14 +59,16 @@ export class WebhookEventsRepository {
     this.byGatewayIdStmt = db.prepare('SELECT * FROM webhook_events WHERE account_id = ? AND gateway = ? AND gateway_event_id = ?');
     this.byIdStmt = db.prepare('SELECT * FROM webhook_events WHERE id = ? AND account_id = ?');
     // The charge's gateway id (unique per gateway, charges_gateway_external_id), and any other gateway id it got in
-    // charge_native_ids (keyed by the id first: a webhook names no account). Two rows are enough to know it is not one.
+    // charge_native_ids (keyed by the id first: a webhook names no account). UNION ALL, not UNION: onlyCharge dedupes,
+    // without a temporary B-tree per notification. The first branch gives at most one charge and the second
+    // distinct ones (one per account), so at most one row repeats: three rows are enough to know it is not one.
     this.chargeByExternalStmt = db.prepare(`SELECT id, account_id FROM charges WHERE gateway = @gateway AND external_id = @externalId
-      UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = @externalId AND c.gateway = @gateway
-      LIMIT 2`);
+      UNION ALL SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = @externalId AND c.gateway = @gateway
+      LIMIT 3`);
     this.chargeByExternalInAccountStmt = db.prepare(`SELECT id, account_id FROM charges WHERE gateway = @gateway AND external_id = @externalId AND account_id = @accountId
-      UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
+      UNION ALL SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
         WHERE n.native_id = @externalId AND n.account_id = @accountId AND c.gateway = @gateway
-      LIMIT 2`);
+      LIMIT 3`);
     this.chargeByIdStmt = db.prepare('SELECT id, account_id FROM charges WHERE id = ? AND gateway = ?');
   }
 

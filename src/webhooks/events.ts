@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newDeliveryId } from './ids';
 import type { Store } from '../store';
 import type { DeliveryRecord } from '../store/deliveries';
 import type { WebhookEventRecord } from '../store/webhook-events';
@@ -61,7 +61,7 @@ export class EventService {
   async redeliver(accountId: string, id: string): Promise<{ eventId: string; delivery: DeliveryView }> {
     const e = await this.find(accountId, id);
     if (!(await this.store.accounts.settings(accountId)).webhookForwardUrl) throw rgError('NO_FORWARD_URL');
-    const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
+    const deliveryId = newDeliveryId();
     const owner = ChargeLocks.newOwner();
     const now = this.now();
     await this.store.deliveries.insert({ id: deliveryId, eventId: e.id, accountId, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS }, { owner, expiresAt: now + this.forwarder.leaseMs });

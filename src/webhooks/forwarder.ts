@@ -54,11 +54,15 @@ export class Forwarder {
     return 2 * this.options.timeoutMs + 1_000;
   }
 
-  async attempt(deliveryId: string, owner: string): Promise<AttemptResult> {
+  /**
+   * `known`: the delivery and its event as their writer just stored them (the first attempt, holding the lease it
+   * wrote them with), so they are not read back; anyone else reads them under the lease it took.
+   */
+  async attempt(deliveryId: string, owner: string, known?: { delivery: DeliveryRecord; event: WebhookEventRecord }): Promise<AttemptResult> {
     const { store } = this;
-    const delivery = await store.deliveries.get(deliveryId);
+    const delivery = known?.delivery ?? await store.deliveries.get(deliveryId);
     if (!delivery || delivery.status !== 'pending') return { delivered: delivery?.status === 'delivered', delivery };
-    const event = await store.webhookEvents.get(delivery.accountId, delivery.eventId);
+    const event = known?.event ?? await store.webhookEvents.get(delivery.accountId, delivery.eventId);
     const url = (await store.accounts.settings(delivery.accountId)).webhookForwardUrl;
     const number = delivery.attempts + 1;
     let statusCode: number | null = null;
@@ -83,13 +87,16 @@ export class Forwarder {
     const next = delivered ? { status: 'delivered' as const, nextAttemptAt: now }
       : gaveUp ? { status: 'failed' as const, nextAttemptAt: now }
         : { status: 'pending' as const, nextAttemptAt: now + retryDelayMs(number, this.options.retryBaseMs) };
-    const recorded = await store.deliveries.finishAttempt(deliveryId, owner, attempt, next);
+    // In the turn's group commit on SQLite (its UPDATE and INSERT in one transaction with other writes), one
+    // statement on PostgreSQL.
+    const recorded = await store.writeOne((tx) => tx.deliveries.finishAttempt(deliveryId, owner, attempt, next));
     if (!recorded) this.log.warn({ deliveryId }, 'webhook delivery lease lost during an attempt; its outcome is not recorded');
     const outcome = delivered ? 'delivered' : gaveUp ? 'gave_up' : 'failed';
     this.listener?.(outcome);
     const logFields = { deliveryId, eventId: delivery.eventId, attempt: number, statusCode, durationMs, outcome };
     if (delivered) this.log.info(logFields, 'webhook delivered');
     else this.log.warn({ ...logFields, reason: error }, gaveUp ? 'webhook delivery given up after three days' : 'webhook delivery failed; will retry');
-    return { delivered, attempt, delivery: await store.deliveries.get(deliveryId) };
+    const after: DeliveryRecord = recorded ? Object.assign({}, delivery, { status: next.status, attempts: number, nextAttemptAt: next.nextAttemptAt }) : delivery;
+    return { delivered, attempt, delivery: after };
   }
 }

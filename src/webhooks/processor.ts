@@ -16,11 +16,12 @@ import { buildEvent, isDisputeEvent, movesCharge, type RouteGateEvent, type Rout
 import { mismatchOf, resultFromCharge } from './event-checks';
 import { readAtGateway, settleCreateFirst } from './gateway-reads';
 import { lookupKey } from '../store/webhook-events';
-import type { EventCharge } from '../store/webhook-events';
+import type { EventCharge, WebhookEventRecord } from '../store/webhook-events';
 import { patchFromEvent } from './charge-update';
 import { RETRY_FOR_MS } from './backoff';
 import type { Forwarder } from './forwarder';
 import type { JsonDocuments } from './jwks-cache';
+import { newDeliveryId, newEventId } from './ids';
 
 export interface ReceivedWebhook { gateway: string; token?: string; rawBody: Buffer; headers: WebhookRequest['headers']; query: Record<string, string> }
 
@@ -46,7 +47,6 @@ export interface ProcessorDeps {
 }
 
 const LOCK_WAIT_MS = 10_000;
-const newEventId = () => `evt_${randomUUID().replace(/-/g, '')}`;
 const ackOf = (gateway: string): WebhookAck => GATEWAYS.find((g) => g.id === gateway)?.webhookAck ?? 'after-forward';
 const JWKS_TIMEOUT_MS = 5_000;
 
@@ -71,7 +71,8 @@ export class WebhookProcessor {
 
     const body = parseNotification(req.rawBody, req.headers['content-type']);
     const request: WebhookRequest = { rawBody: req.rawBody, body, headers: req.headers, query: req.query };
-    const bindings = webhook.bindings?.(wire) ?? {};
+    // undefined when the gateway has none: the mapping then evaluates with its set's own bindings, not a merged copy.
+    const bindings = webhook.bindings?.(wire);
     const first = await this.normalize(gateway, request, null, bindings);
 
     // The per-account URL looks only in its account. The account-less URL belongs to the account whose charge the
@@ -188,7 +189,7 @@ export class WebhookProcessor {
     return { kind: 'processed', eventId: event.id, type: event.type, duplicate: !inserted, delivered: null };
   }
 
-  private async normalize(gateway: GatewayId, req: WebhookRequest, resource: unknown, bindings: Record<string, unknown>): Promise<WebhookResult> {
+  private async normalize(gateway: GatewayId, req: WebhookRequest, resource: unknown, bindings: Record<string, unknown> | undefined): Promise<WebhookResult> {
     try {
       return await this.deps.gatewayDeps.mappings.get(gateway)!.evaluate<WebhookResult>('webhook', { event: req.body, query: req.query, resource }, bindings);
     } catch (err) {
@@ -235,11 +236,12 @@ export class WebhookProcessor {
     const chargeId = event.data.chargeId;
     const lock = chargeId ? await this.deps.charges.locks.acquire(chargeId, this.deps.now() + LOCK_WAIT_MS) : undefined;
     const url = (await store.accounts.settings(accountId)).webhookForwardUrl;
-    const deliveryId = `dlv_${randomUUID().replace(/-/g, '')}`;
+    const deliveryId = newDeliveryId();
     const owner = ChargeLocks.newOwner();
     const now = this.deps.now();
     let inserted = false;
     let flag: string | undefined;
+    let stored: WebhookEventRecord | undefined;
     try {
       await store.commit(async (tx) => {
         const current = chargeId ? (await tx.charges.getById(chargeId))! : undefined;
@@ -252,10 +254,11 @@ export class WebhookProcessor {
         if (isDisputeEvent(event.type) && current && dispute) {
           Object.assign(event.data, { dispute: publicDispute(dispute), amount: current.amount, paidAmount: current.paidAmount, refundedAmount: current.refundedAmount });
         }
-        inserted = await tx.webhookEvents.insert({
+        stored = {
           id: event.id, accountId, gateway: event.gateway, gatewayEventId, type: event.type, chargeId, payload: JSON.stringify(event), createdAt: event.createdAt,
           verified: event.verified, flag: flag ?? null,
-        });
+        };
+        inserted = await tx.webhookEvents.insert(stored);
         if (!inserted || flag) return;
         if (current && Object.keys(patch).length) await tx.charges.update(current.id, patch);
         if (url) {
@@ -276,13 +279,21 @@ export class WebhookProcessor {
     }
     this.deps.log.info({ eventId: event.id, type: event.type, gateway: event.gateway, chargeId, verifiedBy: event.verifiedBy }, 'webhook event stored');
     if (!url) return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: null };
+    // The delivery as written above, under the lease written with it: the first attempt need not read it back.
+    const known = {
+      event: stored!,
+      delivery: {
+        id: deliveryId, eventId: event.id, accountId, status: 'pending' as const, attempts: 0, nextAttemptAt: now, giveUpAt: now + RETRY_FOR_MS,
+        createdAt: event.createdAt, updatedAt: event.createdAt,
+      },
+    };
     if (ackOf(event.gateway) === 'on-store') {
       // Stored with its delivery: the gateway is told now, and the first attempt runs without it waiting; a failed
       // one is the outbox's to retry (worker.ts), a crash mid-attempt leaves a lease the worker takes over.
-      this.attemptInBackground(deliveryId, owner);
+      this.attemptInBackground(deliveryId, owner, known);
       return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: null, queued: true };
     }
-    const attempt = await this.deps.forwarder.attempt(deliveryId, owner);
+    const attempt = await this.deps.forwarder.attempt(deliveryId, owner, known);
     return { kind: 'processed', eventId: event.id, type: event.type, duplicate: false, delivered: attempt.delivered, error: attempt.attempt?.error ?? undefined };
   }
 
@@ -316,8 +327,8 @@ export class WebhookProcessor {
   }
 
   /** One delivery attempt nobody waits for (its lease is `owner`'s); what it did is on the delivery's row. */
-  private attemptInBackground(deliveryId: string, owner: string): void {
-    this.deps.forwarder.attempt(deliveryId, owner).catch((err: unknown) => {
+  private attemptInBackground(deliveryId: string, owner: string, known?: Parameters<Forwarder['attempt']>[2]): void {
+    this.deps.forwarder.attempt(deliveryId, owner, known).catch((err: unknown) => {
       this.deps.log.error({ err, deliveryId }, 'webhook delivery attempt failed to run; the outbox retries it');
     });
   }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Repositories, Store } from '../store';
 import { open, seal } from '../lib/crypto';
+import type { SigningSecretRow } from '../store/signing-secrets';
 
 /** How long a rotated secret keeps signing beside the new one, so merchants can switch without losing an event. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -12,11 +13,19 @@ export function newSigningSecret(): string {
 
 const aad = (accountId: string, id: string) => `webhook-signing:${accountId}:${id}`;
 
+// Bounds the plaintexts kept (two a busy account during a rotation's overlap); past it they are opened again.
+const MAX_OPENED = 10_000;
+
 /**
  * The per-account secrets RouteGate signs forwarded events with, sealed with the master key (AES-256-GCM, bound to
  * their row). The plaintext leaves only to sign, and once to the operator when made (CLI output).
  */
 export class SigningSecrets {
+  // Every forwarded event is signed: opening its account's secrets each time cost a decipher per delivery. A row's
+  // sealed secret never changes once written (a rotation adds a row and sets expiries), so its plaintext is kept
+  // by row id; which rows sign is still read each time, so a rotation from another process counts at once.
+  private readonly opened = new Map<string, string>();
+
   constructor(private readonly store: Store, private readonly key: Buffer, private readonly now: () => number = Date.now) {}
 
   /** A new current secret for the account (written through `tx` when given); the others keep what expiry they have. */
@@ -46,6 +55,17 @@ export class SigningSecrets {
   async signing(accountId: string): Promise<{ secrets: string[]; created: boolean }> {
     const rows = await this.store.signingSecrets.active(accountId, this.now());
     if (rows.length === 0) return { secrets: [await this.create(accountId)], created: true };
-    return { secrets: rows.map((r) => open(this.key, r, aad(accountId, r.id))), created: false };
+    return { secrets: rows.map((r) => this.openRow(accountId, r)), created: false };
+  }
+
+  private openRow(accountId: string, row: SigningSecretRow): string {
+    const cacheKey = `${accountId}:${row.id}`;
+    let secret = this.opened.get(cacheKey);
+    if (secret === undefined) {
+      secret = open(this.key, row, aad(accountId, row.id));
+      if (this.opened.size >= MAX_OPENED) this.opened.clear();
+      this.opened.set(cacheKey, secret);
+    }
+    return secret;
   }
 }

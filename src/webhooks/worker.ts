@@ -71,10 +71,18 @@ export class DeliveryWorker {
       this.log.error({ err }, 'webhook worker pass failed');
       return 0;
     });
+    let attempted = 0;
     try {
-      await this.running;
+      attempted = await this.running;
     } finally {
       this.running = undefined;
+    }
+    // A full pass leaves more due: the next starts now rather than an interval later, so a backlog (a backend back
+    // after an outage) drains at the pace of its attempts, not BATCH per interval. Still one delivery at a time.
+    if (attempted >= BATCH && this.timer) {
+      setImmediate(() => {
+        if (this.timer) void this.tick(); // not once stopped
+      });
     }
   }
 }

@@ -37,6 +37,10 @@ export function compileExpression(expression: ReturnType<typeof jsonata>, option
     if (err instanceof Unsupported) return { path: { engine: 'interpreter', reason: `uses ${err.message}` } };
     throw err;
   }
+  // Whether the bindings shadow a built-in the mapping calls, for the bindings object last seen: callers pass
+  // their mapping set's own object on nearly every evaluation.
+  let lastBindings: Record<string, unknown> | undefined;
+  let lastShadowed = false;
   const fn: CompiledMapping = (input, bindings, limits) => {
     budget.depth = 0;
     budget.ticks = 0;
@@ -44,7 +48,11 @@ export function compileExpression(expression: ReturnType<typeof jsonata>, option
     budget.maxDepth = limits.maxDepth;
     budget.maxMs = limits.maxMs;
     budget.cpuStart = -1;
-    shadowed.builtins = builtinNames.some((name) => Object.hasOwn(bindings, name));
+    if (bindings !== lastBindings) {
+      lastShadowed = builtinNames.some((name) => Object.hasOwn(bindings, name));
+      lastBindings = bindings;
+    }
+    shadowed.builtins = lastShadowed;
     focus.environment.timestamp = new Date();
     const env = new Scope(undefined, bindings, slots);
     env.set(INPUT_SLOT, input);

@@ -187,6 +187,20 @@ export const focus: any = { createSequence: (...a: any[]) => seq(...a), environm
 const fromMillisImpl = impl('fromMillis');
 builtins.now = { ...builtins.now, implementation: (picture: any, tz: any) => fromMillisImpl.call(focus, focus.environment.timestamp.getTime(), picture, tz) };
 builtins.millis = { ...builtins.millis, implementation: () => focus.environment.timestamp.getTime() };
+// $fromMillis(ms) with neither picture nor timezone is jsonata's ISO 8601 picture at UTC, which for the years 0 to
+// 9999 is what toISOString() writes; jsonata rebuilds it component by component (a webhook mapping calls it on
+// every event). Anything else goes to jsonata's own.
+builtins.fromMillis = {
+  ...builtins.fromMillis,
+  implementation(this: unknown, millis: any, picture: any, timezone: any) {
+    if (picture === undefined && timezone === undefined && typeof millis === 'number') {
+      const date = new Date(millis);
+      const year = date.getUTCFullYear();
+      if (year >= 0 && year <= 9999) return date.toISOString();
+    }
+    return fromMillisImpl.call(this, millis, picture, timezone);
+  },
+};
 
 const lookupImpl = impl('lookup');
 const booleanImpl = impl('boolean');

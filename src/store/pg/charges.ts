@@ -1,6 +1,6 @@
 import {
   createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
-  type OrphanAction, type OrphanRecord, numericIdOrNull,
+  type OrphanAction, type OrphanRecord, numericIdOrNull, REFUND_IN_PROCESS_SQL, REFUSED_FOR_NOW_KIND,
 } from '../charges';
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
@@ -125,6 +125,7 @@ const UNSETTLED_FOLLOW_UPS = {
   text: `SELECT DISTINCT charge_id FROM charge_attempts
     WHERE outcome IN ('in_flight', 'unknown', 'pending') AND operation IN ('capture', 'cancel', 'refund') LIMIT $1`,
 };
+const REFUND_IN_PROCESS = { name: 'charges.refund-in-process', text: REFUND_IN_PROCESS_SQL.replace('charge_id = ?', 'charge_id = $1').replace('<> ?', '<> $2') };
 const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
 const MARK_SENT = { name: 'charges.mark-sent', text: 'UPDATE charge_attempts SET sent_at = $1 WHERE charge_id = $2 AND seq = $3' };
@@ -421,6 +422,11 @@ export class PgChargesRepository {
 
   async reconcileAttempts(id: string): Promise<number> {
     return (await this.q.query<{ reconcile_attempts: number }>(withValues(RECONCILE_ATTEMPTS, [id]))).rows[0]?.reconcile_attempts ?? 0;
+  }
+
+  /** ChargesRepository.hasRefundInProcess. */
+  async hasRefundInProcess(chargeId: string): Promise<boolean> {
+    return (await this.q.query(withValues(REFUND_IN_PROCESS, [chargeId, REFUSED_FOR_NOW_KIND]))).rows.length > 0;
   }
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {
