@@ -1,4 +1,5 @@
 import type { DB } from './db';
+import { REFUSED_FOR_NOW_KIND } from './charges';
 
 export interface WebhookEventRecord {
   id: string;
@@ -21,7 +22,22 @@ export interface WebhookEventRecord {
 }
 
 /** A charge a gateway event names: its id and its account. */
-export interface EventCharge { id: string; accountId: string }
+/**
+ * The charge an event names, with what the receiver decides on without reading it again: its gateway id (null while
+ * its create is unsettled) and whether a refund of it is in process at the gateway (refusals kept for later aside).
+ */
+export interface EventCharge { id: string; accountId: string; externalId?: string | null; refundInProcess?: boolean }
+
+/** The columns findCharge reads for a charge `c` (both stores): its id, account, gateway id and refund-in-process flag. */
+export function eventChargeColumns(c: string): string {
+  return `${c}.id, ${c}.account_id, ${c}.external_id, EXISTS (SELECT 1 FROM charge_attempts a WHERE a.charge_id = ${c}.id
+      AND a.operation = 'refund' AND a.outcome = 'pending' AND (a.failure_kind IS NULL OR a.failure_kind <> '${REFUSED_FOR_NOW_KIND}')) AS refund_in_process`;
+}
+
+type EventChargeRow = { id: string; account_id: string; external_id: string | null; refund_in_process: number | boolean };
+export const eventChargeOf = (r: EventChargeRow): EventCharge => ({
+  id: r.id, accountId: r.account_id, externalId: r.external_id, refundInProcess: r.refund_in_process === true || r.refund_in_process === 1,
+});
 
 interface Raw {
   id: string; account_id: string; gateway: string; gateway_event_id: string; type: string; charge_id: string | null; payload: string; created_at: string;
@@ -62,14 +78,14 @@ export class WebhookEventsRepository {
     // charge_native_ids (keyed by the id first: a webhook names no account). UNION ALL, not UNION: onlyCharge dedupes,
     // without a temporary B-tree per notification. The first branch gives at most one charge and the second
     // distinct ones (one per account), so at most one row repeats: three rows are enough to know it is not one.
-    this.chargeByExternalStmt = db.prepare(`SELECT id, account_id FROM charges WHERE gateway = @gateway AND external_id = @externalId
-      UNION ALL SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = @externalId AND c.gateway = @gateway
+    this.chargeByExternalStmt = db.prepare(`SELECT ${eventChargeColumns('charges')} FROM charges WHERE gateway = @gateway AND external_id = @externalId
+      UNION ALL SELECT ${eventChargeColumns('c')} FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = @externalId AND c.gateway = @gateway
       LIMIT 3`);
-    this.chargeByExternalInAccountStmt = db.prepare(`SELECT id, account_id FROM charges WHERE gateway = @gateway AND external_id = @externalId AND account_id = @accountId
-      UNION ALL SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
+    this.chargeByExternalInAccountStmt = db.prepare(`SELECT ${eventChargeColumns('charges')} FROM charges WHERE gateway = @gateway AND external_id = @externalId AND account_id = @accountId
+      UNION ALL SELECT ${eventChargeColumns('c')} FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id
         WHERE n.native_id = @externalId AND n.account_id = @accountId AND c.gateway = @gateway
       LIMIT 3`);
-    this.chargeByIdStmt = db.prepare('SELECT id, account_id FROM charges WHERE id = ? AND gateway = ?');
+    this.chargeByIdStmt = db.prepare(`SELECT ${eventChargeColumns('charges')} FROM charges WHERE id = ? AND gateway = ?`);
   }
 
   /** false when the event is there already (a duplicate): nothing is written. */
@@ -104,8 +120,8 @@ export class WebhookEventsRepository {
     // Ids read from a notification's body: anything but a short string or a whole number finds nothing, before SQL.
     const externalId = lookupKey(externalIdIn);
     const reference = lookupKey(referenceIn);
-    type Row = { id: string; account_id: string };
-    const toCharge = (r: Row): EventCharge => ({ id: r.id, accountId: r.account_id });
+    type Row = Parameters<typeof eventChargeOf>[0];
+    const toCharge = eventChargeOf;
     const byExternal = !externalId ? []
       : ((accountId ? this.chargeByExternalInAccountStmt.all({ gateway, externalId, accountId }) : this.chargeByExternalStmt.all({ gateway, externalId })) as Row[]).map(toCharge);
     const byId = reference ? this.chargeByIdStmt.get(reference, gateway) as Row | undefined : undefined;

@@ -115,10 +115,12 @@ export class WebhookProcessor {
 
     const existing = await store.webhookEvents.findByGatewayId(accountId, gateway, gatewayEventId);
     if (existing) return this.redelivered(existing.id, accountId, typed.type, gateway);
-    if (found && movesCharge(typed.type)) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
+    // A charge with its gateway id is settled: reading it again to find that out would cost every event a read.
+    if (found && movesCharge(typed.type) && !found.externalId) await settleCreateFirst(this.deps.charges, this.deps.log, accountId, found.id, { gateway, externalId: typed.externalId });
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
     const outcome = await this.record(event, accountId, gatewayEventId, typed, 'apply');
-    if (found) await this.settleRefunds(found.id, gateway);
+    // findCharge read whether a refund of the charge is in process: the usual "none" needs no second read.
+    if (found && found.refundInProcess !== false) await this.settleRefunds(found.id, gateway);
     return outcome;
   }
 

@@ -1,4 +1,4 @@
-import { lookupKey, onlyCharge, type EventCharge, type WebhookEventRecord } from '../webhook-events';
+import { eventChargeColumns, eventChargeOf, lookupKey, onlyCharge, type EventCharge, type WebhookEventRecord } from '../webhook-events';
 import type { Queryable } from './queryable';
 
 interface Raw {
@@ -24,13 +24,13 @@ const SQL = {
   listAfter: `SELECT ${COLUMNS} FROM webhook_events WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2`,
   // The charge's gateway id (unique per gateway, charges_gateway_external_id), and any other gateway id it got in
   // charge_native_ids (keyed by the id first: a webhook names no account). Two rows are enough to know it is not one.
-  chargeByExternal: `SELECT id, account_id FROM charges WHERE gateway = $1 AND external_id = $2
-    UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = $2 AND c.gateway = $1
+  chargeByExternal: `SELECT ${eventChargeColumns('charges')} FROM charges WHERE gateway = $1 AND external_id = $2
+    UNION SELECT ${eventChargeColumns('c')} FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = $2 AND c.gateway = $1
     LIMIT 2`,
-  chargeByExternalInAccount: `SELECT id, account_id FROM charges WHERE gateway = $1 AND external_id = $2 AND account_id = $3
-    UNION SELECT c.id, c.account_id FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = $2 AND n.account_id = $3 AND c.gateway = $1
+  chargeByExternalInAccount: `SELECT ${eventChargeColumns('charges')} FROM charges WHERE gateway = $1 AND external_id = $2 AND account_id = $3
+    UNION SELECT ${eventChargeColumns('c')} FROM charge_native_ids n JOIN charges c ON c.id = n.charge_id WHERE n.native_id = $2 AND n.account_id = $3 AND c.gateway = $1
     LIMIT 2`,
-  chargeById: 'SELECT id, account_id FROM charges WHERE id = $1 AND gateway = $2',
+  chargeById: `SELECT ${eventChargeColumns('charges')} FROM charges WHERE id = $1 AND gateway = $2`,
 };
 
 /** Gateway events as RouteGate events (PostgreSQL; the contract of WebhookEventsRepository, asynchronous). */
@@ -70,8 +70,8 @@ export class PgWebhookEventsRepository {
     // Ids read from a notification's body: anything but a short string or a whole number finds nothing, before SQL.
     const externalId = lookupKey(externalIdIn);
     const reference = lookupKey(referenceIn);
-    type Row = { id: string; account_id: string };
-    const toCharge = (r: Row): EventCharge => ({ id: r.id, accountId: r.account_id });
+    type Row = Parameters<typeof eventChargeOf>[0];
+    const toCharge = eventChargeOf;
     let byExternal: EventCharge[] = [];
     if (externalId) {
       const { rows } = accountId
