@@ -12,5 +12,5 @@ test('npm start, the Dockerfile and the bench run the service with the same Node
   // `exec`: the shell npm runs the script in becomes node, so the server is the process SIGTERM reaches.
   assert.deepEqual(start.split(/\s+/), ['exec', 'node', ...SERVER_NODE_FLAGS, 'dist/src/server.js']);
   assert.deepEqual(JSON.parse(cmd), ['node', ...SERVER_NODE_FLAGS, 'dist/src/server.js']);
-  assert.match(fs.readFileSync(path.join(ROOT, 'bench', 'run.ts'), 'utf8'), /\[\.\.\.SERVER_NODE_FLAGS, \.\.\.profile, path\.join\(ROOT, 'dist', 'src', 'server\.js'\)\]/);
+  assert.match(fs.readFileSync(path.join(ROOT, 'bench', 'routegate-process.ts'), 'utf8'), /\[\.\.\.SERVER_NODE_FLAGS, \.\.\.profile, path\.join\(ROOT, 'dist', 'src', 'server\.js'\)\]/);
 });
