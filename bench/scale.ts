@@ -115,7 +115,7 @@ async function measure(t: Target): Promise<Figures> {
   await run(WARMUP);
   // A running service's tables have statistics (autovacuum analyzes a table within a minute of its first rows);
   // the bench's fresh database has none until then, and the plans made on its near-empty tables scan them whole.
-  if (t.pg) await analyze(t.pg.url);
+  if (t.pg) await runOn(t.pg.url, 'ANALYZE');
   const roundTrips = () => t.roundTripFiles.reduce((n, f) => n + readRoundTrips(f), 0);
   // The counters write every 100 ms: a reading waits for the last write of the run before it.
   await new Promise((r) => setTimeout(r, 250));
@@ -152,16 +152,6 @@ async function measure(t: Target): Promise<Figures> {
   };
 }
 
-async function analyze(url: string): Promise<void> {
-  const c = new pg.Client({ connectionString: withDefaultUser(url) });
-  await c.connect();
-  try {
-    await c.query('ANALYZE');
-  } finally {
-    await c.end();
-  }
-}
-
 /** The statements the counted servers sent, by name, summed over the servers. */
 function statementsSent(files: string[]): Record<string, number> {
   const sum: Record<string, number> = {};
@@ -175,17 +165,20 @@ function statementsSent(files: string[]): Record<string, number> {
   return sum;
 }
 
+/** One statement on a connection of its own. */
+async function runOn(url: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: withDefaultUser(url) });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
 async function freshPgDatabase(): Promise<{ url: string; database: string }> {
   const name = `rg_bench_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: withDefaultUser(PG_URL) });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = (sql: string) => runOn(PG_URL, sql);
   await admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8'`);
   cleanups.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   const url = new URL(PG_URL);

@@ -6,6 +6,7 @@ import { PgChargesRepository, type PgChargesShared } from '../src/store/pg/charg
 import { chargeBatches } from '../src/store/pg/charge-batches';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 import { unlessAvailable } from './helpers/services';
+import { storedCharge } from './helpers/charge-record';
 
 // The PostgreSQL store's group commit (src/store/pg/charge-batches.ts): births and settles that arrive together go in
 // one statement, and each caller gets exactly what its own statement would have given it. On a real PostgreSQL.
@@ -40,13 +41,7 @@ after(async () => {
 let serial = 0;
 function charge(over: Partial<ChargeRecord> = {}): ChargeRecord {
   serial += 1;
-  return {
-    id: `chg_batch_${serial}`, accountId: 'acc_b', gateway: 'gw_a', primaryGateway: 'gw_a', fallbackUsed: false, externalId: null,
-    paymentMethod: 'credit_card', status: 'processing', amount: 10_990, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null,
-    description: 'Pedido', customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
-    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, installments: null,
-    declineCode: null, errorCode: null, errorMessage: null, createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-05-01T10:00:00.000Z', ...over,
-  };
+  return storedCharge(`chg_batch_${serial}`, { accountId: 'acc_b', ...over });
 }
 
 const attempt = (id: string, over: Partial<AttemptRecord> = {}): AttemptRecord => ({

@@ -6,6 +6,7 @@ import { PgChargesRepository, type PgChargesShared } from '../src/store/pg/charg
 import { atomically } from '../src/store/pg/queryable';
 import { insertPgAccount, migratedPgDatabase, type MigratedPgDatabase } from './helpers/pg';
 import { unlessAvailable } from './helpers/services';
+import { storedCharge } from './helpers/charge-record';
 
 /** Why this file's PostgreSQL tests are skipped, or false (test/helpers/services.ts). */
 const NO_PG = unlessAvailable('postgres');
@@ -31,13 +32,7 @@ after(async () => {
 let serial = 0;
 function charge(over: Partial<ChargeRecord> = {}): ChargeRecord {
   serial += 1;
-  return {
-    id: `chg_${serial}`, accountId: 'acc_1', gateway: 'gw_a', primaryGateway: 'gw_a', fallbackUsed: false, externalId: null,
-    paymentMethod: 'credit_card', status: 'processing', amount: 10_990, paidAmount: 0, refundedAmount: 0, currency: 'BRL', captured: null,
-    description: 'Pedido 1', customerId: null, refs: null, pixQrCode: null, pixCopyPaste: null, boletoUrl: null, boletoBarcode: null,
-    boletoBarcodeNumber: null, pixExpiresAt: null, boletoDueDate: null, card: null, metadata: null, split: null, dispute: null, installments: null, declineCode: null,
-    errorCode: null, errorMessage: null, createdAt: '2024-05-01T10:00:00.000Z', updatedAt: '2024-05-01T10:00:00.000Z', ...over,
-  };
+  return storedCharge(`chg_${serial}`, over);
 }
 
 const NO_LOCK = { owner: 'creator', expiresAt: 0 };

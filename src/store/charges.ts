@@ -269,10 +269,13 @@ function refsOf(patch: ChargePatch): string[] {
 // The failureKind of a refund refused for now (src/charges/pending-refunds.ts REFUSED_FOR_NOW): nothing to read at its gateway.
 export const REFUSED_FOR_NOW_KIND = 'refused_for_now';
 
-// The charge's own attempt rows (by its key), none of them turned into a record: on every verified notification
-// about a charge, where the answer is nearly always none.
-export const REFUND_IN_PROCESS_SQL = `SELECT 1 FROM charge_attempts WHERE charge_id = ? AND operation = 'refund' AND outcome = 'pending'
-  AND (failure_kind IS NULL OR failure_kind <> ?) LIMIT 1`;
+/** The attempt rows (aliased `a`) of a refund its gateway holds in process: pending, and not refused for now. */
+export function refundInProcessWhere(a: string): string {
+  return `${a}.operation = 'refund' AND ${a}.outcome = 'pending' AND (${a}.failure_kind IS NULL OR ${a}.failure_kind <> '${REFUSED_FOR_NOW_KIND}')`;
+}
+
+// The charge's own attempt rows (by its key), none of them turned into a record.
+export const REFUND_IN_PROCESS_SQL = `SELECT 1 FROM charge_attempts a WHERE a.charge_id = ? AND ${refundInProcessWhere('a')} LIMIT 1`;
 
 /**
  * Charges and their attempts. Every state change is an UPDATE of the columns that changed, made while the
@@ -623,7 +626,7 @@ export class ChargesRepository {
 
   /** Whether the charge has a refund its gateway holds in process (pending, not refused for now): one index probe. */
   async hasRefundInProcess(chargeId: string): Promise<boolean> {
-    return this.refundInProcessStmt.get(chargeId, REFUSED_FOR_NOW_KIND) !== undefined;
+    return this.refundInProcessStmt.get(chargeId) !== undefined;
   }
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {

@@ -1,5 +1,5 @@
 import type { DB } from './db';
-import { REFUSED_FOR_NOW_KIND } from './charges';
+import { refundInProcessWhere } from './charges';
 
 export interface WebhookEventRecord {
   id: string;
@@ -21,17 +21,16 @@ export interface WebhookEventRecord {
   flag?: string | null;
 }
 
-/** A charge a gateway event names: its id and its account. */
 /**
  * The charge an event names, with what the receiver decides on without reading it again: its gateway id (null while
  * its create is unsettled) and whether a refund of it is in process at the gateway (refusals kept for later aside).
  */
-export interface EventCharge { id: string; accountId: string; externalId?: string | null; refundInProcess?: boolean }
+export interface EventCharge { id: string; accountId: string; externalId: string | null; refundInProcess: boolean }
 
 /** The columns findCharge reads for a charge `c` (both stores): its id, account, gateway id and refund-in-process flag. */
 export function eventChargeColumns(c: string): string {
-  return `${c}.id, ${c}.account_id, ${c}.external_id, EXISTS (SELECT 1 FROM charge_attempts a WHERE a.charge_id = ${c}.id
-      AND a.operation = 'refund' AND a.outcome = 'pending' AND (a.failure_kind IS NULL OR a.failure_kind <> '${REFUSED_FOR_NOW_KIND}')) AS refund_in_process`;
+  return `${c}.id, ${c}.account_id, ${c}.external_id,
+      EXISTS (SELECT 1 FROM charge_attempts a WHERE a.charge_id = ${c}.id AND ${refundInProcessWhere('a')}) AS refund_in_process`;
 }
 
 type EventChargeRow = { id: string; account_id: string; external_id: string | null; refund_in_process: number | boolean };

@@ -120,7 +120,7 @@ export class WebhookProcessor {
     const event = buildEvent(newEventId(), gateway, nowIso(), found?.id ?? null, typed, gatewayEventId, body, verifiedBy);
     const outcome = await this.record(event, accountId, gatewayEventId, typed, 'apply');
     // findCharge read whether a refund of the charge is in process: the usual "none" needs no second read.
-    if (found && found.refundInProcess !== false) await this.settleRefunds(found.id, gateway);
+    if (found?.refundInProcess) await this.settleRefunds(found.id, gateway);
     return outcome;
   }
 

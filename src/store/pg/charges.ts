@@ -1,6 +1,6 @@
 import {
   createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
-  type OrphanAction, type OrphanRecord, numericIdOrNull, REFUND_IN_PROCESS_SQL, REFUSED_FOR_NOW_KIND,
+  type OrphanAction, type OrphanRecord, numericIdOrNull, REFUND_IN_PROCESS_SQL,
 } from '../charges';
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
@@ -80,19 +80,15 @@ const RESEND_ATTEMPT = {
   name: 'charges.resend-attempt',
   text: `UPDATE charge_attempts SET outcome = 'in_flight', idempotency_key = $3, message = $4 WHERE charge_id = $1 AND seq = $2 AND outcome = 'pending'`,
 };
-const ATTEMPTS = {
-  name: 'charges.attempts',
-  text: `SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount, created_at,
-      idempotency_key, client_key, requested_amount
-    FROM charge_attempts WHERE charge_id = $1 ORDER BY seq`,
-};
+/** The attempt columns attemptFromRow reads. */
+const ATTEMPT_READ = `seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
+      created_at, idempotency_key, client_key, requested_amount`;
+const ATTEMPTS = { name: 'charges.attempts', text: `SELECT ${ATTEMPT_READ} FROM charge_attempts WHERE charge_id = $1 ORDER BY seq` };
 /** The charge and its attempts (as ATTEMPTS reads them, by seq) in one snapshot; JSON numbers read as the columns do. */
 const GET_WITH_ATTEMPTS = {
   name: 'charges.get-with-attempts',
   text: `SELECT ${SELECT}, COALESCE((SELECT json_agg(a ORDER BY a.seq) FROM (
-        SELECT seq, operation, gateway, outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
-          created_at, idempotency_key, client_key, requested_amount
-        FROM charge_attempts WHERE charge_id = charges.id) a), '[]'::json) AS attempts
+        SELECT ${ATTEMPT_READ} FROM charge_attempts WHERE charge_id = charges.id) a), '[]'::json) AS attempts
     FROM charges WHERE id = $1 AND account_id = $2`,
 };
 const NEXT_SEQ = { name: 'charges.next-seq', text: 'UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq' };
@@ -125,7 +121,7 @@ const UNSETTLED_FOLLOW_UPS = {
   text: `SELECT DISTINCT charge_id FROM charge_attempts
     WHERE outcome IN ('in_flight', 'unknown', 'pending') AND operation IN ('capture', 'cancel', 'refund') LIMIT $1`,
 };
-const REFUND_IN_PROCESS = { name: 'charges.refund-in-process', text: REFUND_IN_PROCESS_SQL.replace('charge_id = ?', 'charge_id = $1').replace('<> ?', '<> $2') };
+const REFUND_IN_PROCESS = { name: 'charges.refund-in-process', text: REFUND_IN_PROCESS_SQL.replace('?', '$1') };
 const SCHEDULE = { name: 'charges.schedule', text: 'UPDATE charges SET reconcile_attempts = $1, reconcile_after = $2 WHERE id = $3' };
 const PROCESSING_COUNT = { name: 'charges.processing-count', text: "SELECT COUNT(*) AS n FROM charges WHERE status = 'processing'" };
 const MARK_SENT = { name: 'charges.mark-sent', text: 'UPDATE charge_attempts SET sent_at = $1 WHERE charge_id = $2 AND seq = $3' };
@@ -426,7 +422,7 @@ export class PgChargesRepository {
 
   /** ChargesRepository.hasRefundInProcess. */
   async hasRefundInProcess(chargeId: string): Promise<boolean> {
-    return (await this.q.query(withValues(REFUND_IN_PROCESS, [chargeId, REFUSED_FOR_NOW_KIND]))).rows.length > 0;
+    return (await this.q.query(withValues(REFUND_IN_PROCESS, [chargeId]))).rows.length > 0;
   }
 
   async attempts(chargeId: string): Promise<AttemptRecord[]> {
