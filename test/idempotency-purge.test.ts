@@ -1,10 +1,10 @@
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { openSqliteStore } from '../src/store/index';
+import { openSqliteStore, type SqliteStore } from '../src/store/index';
 import { IdempotencyPurger } from '../src/http/idempotency-purge';
 import { eventually } from './helpers/e2e';
 import { DAY, keyedChargeService } from './helpers/keyed-charges';
@@ -36,7 +36,8 @@ test('expired idempotency keys are purged in batches; a live key still replays i
   assert.deepEqual(replay.body, first.body);
 });
 
-test('the purger runs at start-up, and finds expired keys through an index', { skip: SQLITE_ONLY }, async (t) => {
+/** A purger, not started, on a SQLite file of its own that the test removes when it ends. */
+function purgerOnFreshStore(t: TestContext): { store: SqliteStore; purger: IdempotencyPurger } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-purge-'));
   const store = openSqliteStore(path.join(dir, 'rg.db'));
   const purger = new IdempotencyPurger(store, silent, 60_000);
@@ -45,6 +46,11 @@ test('the purger runs at start-up, and finds expired keys through an index', { s
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  return { store, purger };
+}
+
+test('the purger runs at start-up, and finds expired keys through an index', { skip: SQLITE_ONLY }, async (t) => {
+  const { store, purger } = purgerOnFreshStore(t);
   insertAccount(store.db, 'acc_purge');
   await store.writeOne((r) => r.idempotency.claim('acc_purge', 'expired', 'hash', Date.now() - 2 * DAY, DAY));
   await store.writeOne((r) => r.idempotency.claim('acc_purge', 'live', 'hash', Date.now(), DAY));
@@ -59,14 +65,7 @@ test('the purger runs at start-up, and finds expired keys through an index', { s
 });
 
 test('the same pass deletes expired installment quotes, and keeps fresh ones', { skip: SQLITE_ONLY }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'routegate-purge-quotes-'));
-  const store = openSqliteStore(path.join(dir, 'rg.db'));
-  const purger = new IdempotencyPurger(store, silent, 60_000);
-  t.after(async () => {
-    await purger.stop();
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const { store, purger } = purgerOnFreshStore(t);
   insertAccount(store.db, 'acc_quotes');
   const quote = (id: string, expiresAt: number) => store.writeOne((r) => r.installmentQuotes.insert({
     id, accountId: 'acc_quotes', amount: 100000, gateway: 'gw', bin: '424242', createdAt: new Date().toISOString(), expiresAt: new Date(expiresAt).toISOString(),
