@@ -1,7 +1,8 @@
 import type { AttemptRecord, ChargePatch, ChargeRecord } from '../charges';
 import { StatementBatcher } from './batcher';
 import {
-  ATTEMPT_COLUMNS, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsertValues, attemptValues, fromRow, nativeIdsOf, patchColumns, toColumn,
+  ATTEMPT_COLUMNS, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf,
+  patchColumns, toColumn,
 } from './charge-columns';
 import type { Queryable } from './queryable';
 
@@ -67,14 +68,12 @@ const SETTLES = {
         FROM input i WHERE c.id = i.id AND c.id = ANY($3::text[]) RETURNING ${KEYS.map((k) => `c.${COLUMN[k]}`).join(', ')}),
       finished AS (UPDATE charge_attempts a SET ${FINISHED_COLUMNS.map((c) => `${c} = i.f_${c}`).join(', ')}
         FROM input i WHERE a.charge_id = i.id AND a.seq = i.seq AND a.charge_id = ANY($3::text[])),
-      compat AS (SELECT changed.id FROM changed JOIN settings s ON s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway),
       indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
           SELECT changed.account_id, i.external, changed.id FROM changed JOIN input i ON i.id = changed.id
-            WHERE i.external IS NOT NULL
-              AND (changed.gateway IS NULL OR NOT (changed.gateway = ANY($2::text[])) OR changed.id IN (SELECT id FROM compat))
+            WHERE i.external IS NOT NULL AND ${indexesGatewayId('changed', '$2')}
           UNION ALL
           SELECT changed.account_id, n.native_id, changed.id FROM changed JOIN input i ON i.id = changed.id, unnest(i.refs) AS n(native_id)
-            WHERE changed.id IN (SELECT id FROM compat)
+            WHERE ${compatModeIsGateway('changed')}
           ON CONFLICT DO NOTHING)
     SELECT ${SELECT} FROM changed`,
 };

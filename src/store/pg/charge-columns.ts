@@ -78,3 +78,18 @@ export function nativeIdsOf(patch: ChargePatch): { external: string | null; refs
   const refs = [...new Set(Object.values(patch.refs ?? {}))].filter((v): v is string => typeof v === 'string' && v !== '' && v !== external);
   return { external, refs };
 }
+
+/**
+ * Which gateway ids of a changed charge (a row `changed`) charge_native_ids indexes (as the SQLite store's
+ * ChargesRepository.indexNativeIds): the gateway's own id unless the charge's gateway's webhooks name the charge
+ * (`naming`, a text[] placeholder), or while the account's compatibility mode is the charge's gateway; its refs ids
+ * only in that compatibility mode.
+ */
+export function compatModeIsGateway(changed: string): string {
+  return `EXISTS (SELECT 1 FROM settings s WHERE s.account_id = ${changed}.account_id AND s.compatibility_mode = ${changed}.gateway)`;
+}
+
+/** The condition for the gateway's own id (compatModeIsGateway says which ids are indexed). */
+export function indexesGatewayId(changed: string, naming: string): string {
+  return `(${changed}.gateway IS NULL OR NOT (${changed}.gateway = ANY(${naming}::text[])) OR ${compatModeIsGateway(changed)})`;
+}

@@ -5,7 +5,7 @@ import {
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
 import {
-  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, fromRow, nativeIdsOf, patchColumns, toColumn,
+  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf, patchColumns, toColumn,
 } from './charge-columns';
 import type { ChargeBatches } from './charge-batches';
 
@@ -192,16 +192,14 @@ function patchStatement(
   if (!indexes && ctes.length === 0) return { name, text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
   ctes.push(`changed AS (${update} RETURNING ${returning})`);
   if (indexes) {
-    // The gateway's id unless the charge's gateway's webhooks name the charge; the refs ids only while the account's
-    // compatibility mode is the charge's gateway, which takes the gateway's id too (as the SQLite store:
-    // ChargesRepository.indexNativeIds; PgAccountsRepository.saveSettings indexes them when it is turned on).
-    const compat = 'EXISTS (SELECT 1 FROM settings s WHERE s.account_id = changed.account_id AND s.compatibility_mode = changed.gateway)';
+    // Which ids are indexed: indexesGatewayId (PgAccountsRepository.saveSettings indexes them when compatibility
+    // mode is turned on).
     ctes.push(`indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
         SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(external === null ? [] : [external])}::text[]) AS n(native_id)
-          WHERE changed.gateway IS NULL OR NOT (changed.gateway = ANY($${values.push([...namingChargeId])}::text[])) OR ${compat}
+          WHERE ${indexesGatewayId('changed', `$${values.push([...namingChargeId])}`)}
         UNION ALL
         SELECT changed.account_id, n.native_id, changed.id FROM changed, unnest($${values.push(refs)}::text[]) AS n(native_id)
-          WHERE ${compat}
+          WHERE ${compatModeIsGateway('changed')}
         ON CONFLICT DO NOTHING)`);
   }
   return { name, text: `WITH ${ctes.join(',\n      ')}\n      SELECT ${returning} FROM changed`, values };
