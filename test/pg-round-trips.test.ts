@@ -6,8 +6,9 @@ import { freshPgDatabase, type FreshPgDatabase } from './helpers/pg';
 import { unlessAvailable } from './helpers/services';
 
 // On PostgreSQL a create's normal path costs two database round trips (one before the gateway call, one
-// after). A follow-up's writes are one before its call and one after; before them come its reads: the charge (for
-// the capability check), the lock, and the charge with its attempts under the lock in one statement. Counted on a real PostgreSQL: every query any pg client of this
+// after), and so does a follow-up's: it decides on the row its process's last write left (no read), then takes the
+// lock and begins its operation in one statement, and settles in one after. A row changed since costs a read and
+// the statement again; one an attempt holds goes the full path under the lock. Counted on a real PostgreSQL: every query any pg client of this
 // process sends (pg.Client.prototype.query, under the pool's own query) is one round trip, and this records each
 // one's statement name while one request is served. The background workers are off, so nothing else queries.
 
@@ -35,7 +36,7 @@ async function roundTrips(work: () => Promise<void>): Promise<string[]> {
 
 /** A statement's name without the shape number a patch statement's name ends with. */
 const statement = (name: string) => name.replace(/\.\d+$/, '');
-const FOLLOW_UP = ['charges.get', 'charges.lock', 'charges.get-with-attempts', 'charges.begin-operation', 'charges.settle-operation'];
+const FOLLOW_UP = ['charges.begin-on-snapshot', 'charges.settle-operation'];
 
 describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
   let db: FreshPgDatabase;
@@ -70,7 +71,7 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     assert.match(sent[1], /^charges\.settle-operation\./);
   });
 
-  test('a capture: its reads, then one write before the gateway call and one after', async () => {
+  test('a capture: one write before the gateway call and one after', async () => {
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge({ gateway: 'stripe', capture: false }) });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.data.captured, false);
@@ -82,7 +83,7 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     assert.deepEqual(sent.map(statement), FOLLOW_UP, `a capture sent ${sent.length} statements: ${sent.join(', ')}`);
   });
 
-  test('a refund: its reads, then one write before the gateway call and one after', async () => {
+  test('a refund: one write before the gateway call and one after', async () => {
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
     assert.equal(created.status, 201, created.text);
     let status = 0;
@@ -91,6 +92,76 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     });
     assert.equal(status, 201);
     assert.deepEqual(sent.map(statement), FOLLOW_UP, `a refund sent ${sent.length} statements: ${sent.join(', ')}`);
+  });
+
+  test('a second refund: the first one\'s settle left the row it decides on', async () => {
+    const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
+    const id = created.body.data.id;
+    assert.equal((await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 1000 } })).status, 201);
+    let reply!: Awaited<ReturnType<E2E['call']>>;
+    const sent = await roundTrips(async () => {
+      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 1000 } });
+    });
+    assert.equal(reply.status, 201, reply.text);
+    assert.equal(reply.body.data.refundedAmount, 2000);
+    assert.deepEqual(sent.map(statement), FOLLOW_UP);
+  });
+
+  test('a row changed since this process last wrote it (another process refunded it all): read again, and nothing is sent', async () => {
+    const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
+    const id = created.body.data.id;
+    await e2e.sandbox.app.store.query("UPDATE charges SET refunded_amount = amount, status = 'refunded' WHERE id = ?", [id]);
+    let reply!: Awaited<ReturnType<E2E['call']>>;
+    const sent = await roundTrips(async () => {
+      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 1000 } });
+    });
+    assert.equal(reply.status, 400, reply.text);
+    assert.match(reply.body.error.message, /cannot be refunded \(status refunded\)/);
+    // The kept row failed its xmin: read again, refused on what is stored, then the full path's own checks.
+    assert.deepEqual(sent.map(statement).slice(0, 2), ['charges.begin-on-snapshot', 'charges.snapshot']);
+    assert.ok(!sent.includes('charges.begin-operation') && sent.filter((s) => s === 'charges.begin-on-snapshot').length === 1, sent.join(', '));
+    const [entry] = (await e2e.control.ledger('pagarme')).filter((e) => e.id === created.body.data.externalId);
+    assert.equal(entry.refundedAmount, 0, 'no refund reached the gateway');
+    const [row] = await e2e.sandbox.app.store.query('SELECT lock_owner FROM charges WHERE id = ?', [id]);
+    assert.equal(row.lock_owner, null);
+  });
+
+  test('a row changed but still refundable: read again and begun on the new version, three round trips', async () => {
+    const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
+    const id = created.body.data.id;
+    await e2e.sandbox.app.store.query("UPDATE charges SET description = 'changed elsewhere' WHERE id = ?", [id]);
+    let reply!: Awaited<ReturnType<E2E['call']>>;
+    const sent = await roundTrips(async () => {
+      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 500 } });
+    });
+    assert.equal(reply.status, 201, reply.text);
+    assert.equal(reply.body.data.description, 'changed elsewhere');
+    assert.deepEqual(sent.map(statement), ['charges.begin-on-snapshot', 'charges.snapshot', 'charges.begin-on-snapshot', 'charges.settle-operation']);
+    const [entry] = (await e2e.control.ledger('pagarme')).filter((e) => e.id === created.body.data.externalId);
+    assert.equal(entry.refundedAmount, 500);
+  });
+
+  test('a follow-up whose outcome is unknown holds the charge: the lock taken in the one statement, then the full path under it', async () => {
+    const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
+    const id = created.body.data.id;
+    // A refund recorded before its call whose answer never came (a crash), as the begin statement leaves it.
+    await e2e.sandbox.app.store.query(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, duration_ms, idempotency_key, created_at, requested_amount)
+      VALUES (?, 90, 'refund', 'pagarme', 'unknown', 0, ?, ?, 300)`, [id, `${id}-partial_refund-90`, new Date().toISOString()]);
+    let reply!: Awaited<ReturnType<E2E['call']>>;
+    const sent = await roundTrips(async () => {
+      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 700 } });
+    });
+    // The unknown refund is settled by its own identity first: Pagar.me keeps keys, so the same call under its key
+    // does it once. This request, which may be the client retrying it without its key, then starts nothing.
+    assert.equal(sent[0], 'charges.begin-on-snapshot');
+    assert.ok(!sent.includes('charges.lock') && !sent.includes('charges.begin-operation'), `the lock was taken once, nothing begun: ${sent.join(', ')}`);
+    assert.equal(reply.status, 409, reply.text);
+    assert.match(reply.body.error.message, /partial refund \(operation 90\) .* turned out applied; nothing else was started/);
+    const [entry] = (await e2e.control.ledger('pagarme')).filter((e) => e.id === created.body.data.externalId);
+    assert.equal(entry.refundedAmount, 300);
+    assert.equal((await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data.refundedAmount, 300);
+    const [row] = await e2e.sandbox.app.store.query('SELECT lock_owner FROM charges WHERE id = ?', [id]);
+    assert.equal(row.lock_owner, null);
   });
 
   test('the charge and its attempt are stored as the money-safety rules require', async () => {

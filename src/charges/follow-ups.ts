@@ -7,7 +7,7 @@ import {
 import { RouteGateError, rgError, type ErrorCode } from '../errors';
 import { toPublicError } from './outcomes';
 import { rgHeaders } from './response-format';
-import type { ChargeLocks } from './charge-locks';
+import { ChargeLocks } from './charge-locks';
 import { isAmbiguous } from './settle';
 import { failureAttempt, patchFromGateway } from './charge-writes';
 import { settleHorizonMs, callContext, gatewayContext, type ChargeResult, type GatewayDeps } from './gateway-deps';
@@ -39,6 +39,19 @@ export const isUnsettledFollowUp = (a: AttemptRecord): boolean => MONEY_MOVING.h
  * could be a second operation, so an operation that old is only ever settled by its identity, or by an operator.
  */
 const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** What a follow-up asks of the charge, once checked against it: the operation and its amount (undefined: all). */
+interface Decided { op: FollowUp; amount?: number }
+/** The checks of one follow-up against the charge: what it asks, or the RouteGateError that refuses it. */
+type Decide = (c: ChargeRecord) => Decided;
+
+/** A follow-up's attempt row as recorded before its gateway call. */
+function inFlight(d: Decided, gateway: GatewayId, clientKey: string | undefined): Omit<AttemptRecord, 'seq' | 'idempotencyKey'> {
+  return {
+    operation: d.op === 'partial_refund' ? 'refund' : d.op, gateway, outcome: 'in_flight', durationMs: 0, clientKey: clientKey ?? null,
+    requestedAmount: d.amount ?? null,
+  };
+}
 
 /** A follow-up's hold on the charge: `released` once the lock went with its last write. */
 interface Held { owner: string; released?: boolean }
@@ -128,8 +141,7 @@ export class FollowUps {
   }
 
   async capture(accountId: string, id: string, amount?: number, opts: FollowUpOptions = {}): Promise<ChargeResult> {
-    assertSupported(await this.host.get(accountId, id), 'capture');
-    return this.run(accountId, id, opts, (c) => {
+    return this.followUp(accountId, id, 'capture', opts, (c) => {
       if (!(c.status === 'approved' && c.captured === false)) {
         throw rgError(c.captured ? 'CAPTURE_ALREADY_CAPTURED' : 'CAPTURE_NOT_PREAUTHORIZED', { id, status: c.status });
       }
@@ -139,8 +151,7 @@ export class FollowUps {
   }
 
   async cancel(accountId: string, id: string, opts: FollowUpOptions = {}): Promise<ChargeResult> {
-    assertSupported(await this.host.get(accountId, id), 'cancel');
-    return this.run(accountId, id, opts, (c) => {
+    return this.followUp(accountId, id, 'cancel', opts, (c) => {
       const cancellable = (c.status === 'approved' && c.captured === false) || c.status === 'pending' || c.status === 'processing';
       if (!cancellable) {
         throw rgError(c.status === 'approved' ? 'CANCEL_CAPTURED' : 'CANCEL_NOT_CANCELLABLE', { id, status: c.status });
@@ -150,8 +161,7 @@ export class FollowUps {
   }
 
   async refund(accountId: string, id: string, amount?: number, opts: FollowUpOptions = {}): Promise<ChargeResult> {
-    assertSupported(await this.host.get(accountId, id), 'refund');
-    return this.run(accountId, id, opts, (c) => {
+    return this.followUp(accountId, id, 'refund', opts, (c) => {
       if (c.status !== 'approved' || c.captured === false) {
         throw rgError(c.captured === false ? 'REFUND_NOT_CAPTURED' : 'REFUND_NOT_REFUNDABLE', { id, status: c.status });
       }
@@ -166,6 +176,56 @@ export class FollowUps {
     });
   }
 
+  /**
+   * A money-moving follow-up: begun in one write where the normal path holds (beginOnSnapshot), otherwise the full
+   * path, which answers what the gateway can never do before it looks at the charge's state.
+   */
+  private async followUp(accountId: string, id: string, op: ChargeOperation, opts: FollowUpOptions, decide: Decide): Promise<ChargeResult> {
+    const quick = await this.beginOnSnapshot(accountId, id, op, opts, decide);
+    if (quick) return quick;
+    assertSupported(await this.host.get(accountId, id), op);
+    return this.run(accountId, id, opts, decide);
+  }
+
+  /**
+   * The normal path with one write before the gateway call (one round trip on PostgreSQL, where the charge usually
+   * comes from the snapshots the process keeps, with no read): the request checked against the charge as last
+   * seen, then its lock taken and its operation begun only while the row is still that version and no attempt holds
+   * it. Undefined, with nothing written, when that does not hold or the request would be refused: the full path
+   * then decides under the lock, on the charge as stored then. A snapshot found stale is read again once.
+   */
+  private async beginOnSnapshot(accountId: string, id: string, op: ChargeOperation, opts: FollowUpOptions, decide: Decide): Promise<ChargeResult | undefined> {
+    const { store } = this.deps;
+    for (let tries = 0; tries < 2; tries++) {
+      const seen = await store.charges.snapshot(accountId, id);
+      if (!seen || seen.charge.status === 'processing' || !seen.charge.externalId) return undefined;
+      let decided: Decided;
+      try {
+        assertSupported(seen.charge, op);
+        decided = decide(seen.charge);
+      } catch (err) {
+        if (err instanceof RouteGateError) return undefined;
+        throw err;
+      }
+      const gateway = seen.charge.gateway as GatewayId;
+      const credentials = await this.deps.vault.reveal(accountId, gateway);
+      if (!credentials) return undefined;
+      const owner = ChargeLocks.newOwner();
+      const begun = await store.writeOne((r) => r.charges.beginOnSnapshot(
+        seen, owner, Date.now(), this.host.locks.leaseMs, decided.op, inFlight(decided, gateway, opts.clientKey), opts.clientKey,
+      ));
+      if (begun.state === 'stale') continue;
+      if (begun.state === 'held') return this.run(accountId, id, opts, decide, owner);
+      const held: Held = { owner };
+      try {
+        return await this.operate(seen.charge, decided.op, decided.amount, opts.deadline ?? this.host.deadline(), held, opts.clientKey, { seq: begun.seq, credentials });
+      } finally {
+        await this.host.locks.release(id, owner, { released: held.released });
+      }
+    }
+    return undefined;
+  }
+
   /** The charge and its attempts as stored now, in one read (one round trip on PostgreSQL). */
   private async read(accountId: string, id: string): Promise<{ charge: ChargeRecord; attempts: AttemptRecord[] }> {
     const found = await this.deps.store.charges.getWithAttempts(accountId, id);
@@ -174,16 +234,15 @@ export class FollowUps {
   }
 
   /**
-   * One follow-up under the charge's lock: wait for any other operation on the charge, read it afresh. A retry of a
-   * client key bound to an operation settles and answers that operation. Otherwise: settle an unconfirmed create;
-   * settle every money-moving operation whose outcome is unknown (409 OPERATION_UNSETTLED while one stays unknown);
-   * check the request against what is stored now; then run it as an operation of its own.
+   * One follow-up under the charge's lock: wait for any other operation on the charge (unless `taken`, the lock this
+   * request already holds), read it afresh. A retry of a client key bound to an operation settles and answers that
+   * operation. Otherwise: settle an unconfirmed create; settle every money-moving operation whose outcome is unknown
+   * (409 OPERATION_UNSETTLED while one stays unknown); check the request against what is stored now; then run it
+   * as an operation of its own.
    */
-  private async run(
-    accountId: string, id: string, opts: FollowUpOptions, decide: (c: ChargeRecord) => { op: FollowUp; amount?: number },
-  ): Promise<ChargeResult> {
+  private async run(accountId: string, id: string, opts: FollowUpOptions, decide: Decide, taken?: string): Promise<ChargeResult> {
     const deadline = opts.deadline ?? this.host.deadline();
-    const owner = await this.host.locks.acquire(id, this.lockWaitUntil(deadline));
+    const owner = taken ?? await this.host.locks.acquire(id, this.lockWaitUntil(deadline));
     const held: Held = { owner };
     try {
       let { charge, attempts } = await this.read(accountId, id);
@@ -258,23 +317,28 @@ export class FollowUps {
     return { charge, error: RouteGateError.restore(code, row.message ?? rgError('CHARGE_FAILED', { id: charge.id }).message, { gateway: row.gateway }) };
   }
 
-  private async operate(charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number, held: Held, clientKey?: string): Promise<ChargeResult> {
+  /**
+   * `begun`: the operation as beginOnSnapshot recorded it, and the credentials it was recorded with: it is sent with
+   * those, since a row recorded is an operation that may be sent (read again, they could have gone meanwhile).
+   */
+  private async operate(
+    charge: ChargeRecord, op: FollowUp, amount: number | undefined, deadline: number, held: Held, clientKey?: string,
+    begun?: { seq: number; credentials: Record<string, string> },
+  ): Promise<ChargeResult> {
     const { store } = this.deps;
     const gateway = charge.gateway as GatewayId;
     if (!charge.externalId) throw rgError('CHARGE_NEVER_CREATED', { id: charge.id, status: charge.status });
     const adapter = ADAPTERS[gateway];
     // The credentials first: an operation is recorded only once it can be sent.
-    const credentials = await this.deps.vault.reveal(charge.accountId, gateway);
+    const credentials = begun?.credentials ?? await this.deps.vault.reveal(charge.accountId, gateway);
     if (!credentials) throw rgError('MISSING_CREDENTIALS', { gateway }, { gateway });
     const operation = op === 'partial_refund' ? 'refund' : op;
     // The operation's number, its row (in_flight, under the gateway key made from that number) and the client key's
     // binding to it, in one write before the gateway call (on PostgreSQL one statement): after a crash or a 504, a
     // retry of the key finds this operation (and its gateway key) and settles it. A refresh records nothing before.
-    const seq = op === 'retrieve'
+    const seq = begun?.seq ?? (op === 'retrieve'
       ? await store.charges.nextSeq(charge.id)
-      : await store.writeOne((r) => r.charges.beginOperation(charge.id, charge.accountId, op, {
-        operation, gateway, outcome: 'in_flight', durationMs: 0, clientKey: clientKey ?? null, requestedAmount: amount ?? null,
-      }, clientKey));
+      : await store.writeOne((r) => r.charges.beginOperation(charge.id, charge.accountId, op, inFlight({ op, amount }, gateway, clientKey), clientKey)));
     const key = `${charge.id}-${op}-${seq}`;
     const ctx = await gatewayContext(this.deps, charge.accountId, gateway, credentials, charge.id, key, deadline);
     const ref = refOf(charge);

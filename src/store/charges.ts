@@ -278,6 +278,29 @@ export function refundInProcessWhere(a: string): string {
 export const REFUND_IN_PROCESS_SQL = `SELECT 1 FROM charge_attempts a WHERE a.charge_id = ? AND ${refundInProcessWhere('a')} LIMIT 1`;
 
 /**
+ * The attempts that keep a follow-up from beginning in one write (beginOnSnapshot), as the full path would find
+ * them under the lock: any operation whose outcome is not known (a create's included), a follow-up pending at its
+ * gateway, or a follow-up the client's key (`key`, a placeholder) is already bound to.
+ */
+export function holdsFollowUpWhere(a: string, key: string): string {
+  const followUp = `${a}.operation IN ('capture', 'cancel', 'refund')`;
+  return `(${a}.outcome IN ('in_flight', 'unknown') OR (${followUp} AND (${a}.outcome = 'pending' OR ${a}.client_key = ${key})))`;
+}
+
+/** The charge as read, and the version of its row that a later beginOnSnapshot compares. */
+export interface ChargeSnapshot {
+  readonly charge: ChargeRecord;
+  readonly version: string;
+}
+
+/**
+ * What beginOnSnapshot did: `stale` nothing (the row changed since the snapshot, or a live holder has its lock);
+ * `held` took the lock only (an attempt holds the charge: the full path goes on under it); `begun` took the lock and
+ * began the operation, number `seq`.
+ */
+export type SnapshotBegin = { state: 'stale' } | { state: 'held' } | { state: 'begun'; seq: number };
+
+/**
  * Charges and their attempts. Every state change is an UPDATE of the columns that changed, made while the
  * caller holds the charge's lock (a row in the database, so it holds across processes on one file); nothing
  * writes back a whole row read earlier.
@@ -315,6 +338,8 @@ export class ChargesRepository {
   private readonly findOrphanStmt;
   private readonly linkKeyStmt;
   private readonly linkOperationStmt;
+  private readonly snapshotStmt;
+  private readonly holdsStmt;
   private readonly updateStmts = new Map<string, Statement>();
   private readonly settleStmts = new Map<string, Statement>();
   private readonly listStmts = new Map<string, Statement>();
@@ -324,6 +349,9 @@ export class ChargesRepository {
       VALUES (${COLUMNS.map(() => '?').join(', ')}, ?, ?, ?)`);
     this.getStmt = db.prepare(`SELECT ${SELECTED} FROM charges WHERE id = ? AND account_id = ?`).raw();
     this.getAnyStmt = db.prepare(`SELECT ${SELECTED} FROM charges WHERE id = ?`).raw();
+    // The row's values as the version: the lock and the operation counter change with every operation.
+    this.snapshotStmt = db.prepare(`SELECT ${SELECTED}, lock_owner, lock_expires_at, op_seq FROM charges WHERE id = ? AND account_id = ?`).raw();
+    this.holdsStmt = db.prepare(`SELECT 1 FROM charge_attempts a WHERE a.charge_id = ? AND ${holdsFollowUpWhere('a', '?')} LIMIT 1`).pluck();
     this.ownerOfStmt = db.prepare('SELECT account_id, gateway FROM charges WHERE id = ?').raw();
     // Positional parameters, in attemptValues' order (see preparedPatch on named ones).
     this.attemptStmt = db.prepare(`INSERT INTO charge_attempts (outcome, error_code, failure_kind, gateway_status, message, ambiguous, duration_ms, external_id, amount,
@@ -443,6 +471,33 @@ export class ChargesRepository {
     await this.addAttempt(chargeId, operationAttempt(chargeId, keyOp, seq, a));
     if (clientKey !== undefined) this.linkOperationStmt.run(chargeId, seq, accountId, clientKey);
     return seq;
+  }
+
+  /**
+   * The charge with the version of its row (its values here, its xmin on PostgreSQL): what a follow-up decides on
+   * before beginOnSnapshot, which acts only if the row is still that version. On PostgreSQL it may come, with no
+   * read, from the snapshots the process keeps of the rows its own writes left.
+   */
+  async snapshot(accountId: string, id: string): Promise<ChargeSnapshot | undefined> {
+    const row = this.snapshotStmt.get(id, accountId) as unknown[] | undefined;
+    return row && { charge: fromValues(row), version: JSON.stringify(row) };
+  }
+
+  /**
+   * A follow-up's write before its gateway call when the charge is still as `seen`: its lock taken and, unless an
+   * attempt holds the charge (holdsFollowUpWhere), the operation begun as beginOperation begins it, in one write (on
+   * PostgreSQL one statement). Called in a transaction (Store.writeOne).
+   */
+  async beginOnSnapshot(
+    seen: ChargeSnapshot, owner: string, now: number, leaseMs: number, keyOp: string, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>, clientKey?: string,
+  ): Promise<SnapshotBegin> {
+    const { id, accountId } = seen.charge;
+    const row = this.snapshotStmt.get(id, accountId) as unknown[] | undefined;
+    if (!row || JSON.stringify(row) !== seen.version) return { state: 'stale' };
+    const locked = await this.tryLock(id, owner, now, leaseMs);
+    if (!locked) return { state: 'stale' };
+    if (this.holdsStmt.get(id, clientKey ?? null) !== undefined) return { state: 'held' };
+    return { state: 'begun', seq: await this.beginOperation(id, accountId, keyOp, a, clientKey) };
   }
 
   /**

@@ -1,7 +1,7 @@
-import type { AttemptRecord, ChargePatch, ChargeRecord } from '../charges';
+import type { AttemptRecord, ChargePatch, ChargeRecord, ChargeSnapshot } from '../charges';
 import { StatementBatcher } from './batcher';
 import {
-  ATTEMPT_COLUMNS, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf,
+  ATTEMPT_COLUMNS, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsertValues, attemptValues, compatModeIsGateway, indexesGatewayId, nativeIdsOf, snapshotOf,
   patchColumns, toColumn,
 } from './charge-columns';
 import type { Queryable } from './queryable';
@@ -26,7 +26,7 @@ export interface SettleInput {
 export interface ChargeBatches {
   pool: Queryable;
   births: StatementBatcher<BirthInput, void>;
-  settles: StatementBatcher<SettleInput, ChargeRecord>;
+  settles: StatementBatcher<SettleInput, ChargeSnapshot>;
 }
 
 /**
@@ -65,7 +65,7 @@ const SETTLES = {
       changed AS (UPDATE charges c SET (${SETTABLE.join(', ')}) = (SELECT ${SETTABLE.map((col) => `r.${col}`).join(', ')} FROM json_populate_record(c, i.patch) r),
           lock_owner = CASE WHEN c.lock_owner = i.owner THEN NULL ELSE c.lock_owner END,
           lock_expires_at = CASE WHEN c.lock_owner = i.owner THEN NULL ELSE c.lock_expires_at END
-        FROM input i WHERE c.id = i.id AND c.id = ANY($3::text[]) RETURNING ${KEYS.map((k) => `c.${COLUMN[k]}`).join(', ')}),
+        FROM input i WHERE c.id = i.id AND c.id = ANY($3::text[]) RETURNING ${KEYS.map((k) => `c.${COLUMN[k]}`).join(', ')}, c.xmin::text AS row_version),
       finished AS (UPDATE charge_attempts a SET ${FINISHED_COLUMNS.map((c) => `${c} = i.f_${c}`).join(', ')}
         FROM input i WHERE a.charge_id = i.id AND a.seq = i.seq AND a.charge_id = ANY($3::text[])),
       indexed AS (INSERT INTO charge_native_ids (account_id, native_id, charge_id)
@@ -75,7 +75,7 @@ const SETTLES = {
           SELECT changed.account_id, n.native_id, changed.id FROM changed JOIN input i ON i.id = changed.id, unnest(i.refs) AS n(native_id)
             WHERE ${compatModeIsGateway('changed')}
           ON CONFLICT DO NOTHING)
-    SELECT ${SELECT} FROM changed`,
+    SELECT ${SELECT}, row_version FROM changed`,
 };
 
 function birthRows(inputs: BirthInput[]): [string, string, string, string[], string[]] {
@@ -122,7 +122,7 @@ export function chargeBatches(pool: Queryable, namingChargeId: () => ReadonlySet
       return inputs.map(() => undefined);
     },
   });
-  const settles = new StatementBatcher<SettleInput, ChargeRecord>({
+  const settles = new StatementBatcher<SettleInput, ChargeSnapshot>({
     key: (input) => input.id,
     async many(inputs) {
       const updatedAt = new Date().toISOString();
@@ -131,7 +131,7 @@ export function chargeBatches(pool: Queryable, namingChargeId: () => ReadonlySet
       const byId = new Map(rows.map((row) => [row.id as string, row]));
       return inputs.map((input) => {
         const row = byId.get(input.id);
-        return row ? fromRow(row) : new Error(`charge ${input.id} is not stored`);
+        return row ? snapshotOf(row) : new Error(`charge ${input.id} is not stored`);
       });
     },
   });

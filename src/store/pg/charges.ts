@@ -1,13 +1,14 @@
 import {
   createSendFromRow, operationAttempt, orphanFromRow, type AttemptOutcome, type AttemptRecord, type ChargePatch, type ChargeRecord, type CreateSend, type ListFilter,
-  type OrphanAction, type OrphanRecord, numericIdOrNull, REFUND_IN_PROCESS_SQL,
+  type OrphanAction, type OrphanRecord, type ChargeSnapshot, type SnapshotBegin, holdsFollowUpWhere, numericIdOrNull, REFUND_IN_PROCESS_SQL,
 } from '../charges';
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
 import {
-  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf, patchColumns, toColumn,
+  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf, patchColumns, snapshotOf, toColumn,
 } from './charge-columns';
 import type { ChargeBatches } from './charge-batches';
+import type { ChargeSnapshots } from './charge-snapshots';
 
 function attemptFromRow(r: Record<string, unknown>): AttemptRecord {
   return {
@@ -61,6 +62,33 @@ const BEGIN_OPERATION = {
         SELECT taken.op_seq, $1 || '-' || $4::text || '-' || taken.op_seq, ${OPERATION_VALUES.map((_, i) => `$${5 + i}`).join(', ')} FROM taken),
       linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM taken) WHERE account_id = $2 AND key = $3)
     SELECT op_seq FROM taken`,
+};
+
+/**
+ * The charge with its xmin, the transaction that wrote this version of the row: any later UPDATE of it (a lock, an
+ * unlock, a patch, by any process) gives the row another, so an equal xmin means the row is as read.
+ */
+const SNAPSHOT = { name: 'charges.snapshot', text: `SELECT ${SELECT}, xmin::text AS row_version FROM charges WHERE id = $1 AND account_id = $2` };
+/**
+ * beginOnSnapshot as one statement ($1 the charge, $2 its account, $3 the lock's owner, $4 its expiry, $5 the xmin
+ * the follow-up decided on, $6 now, $7 the client's key or null, $8 the operation the gateway key names; the
+ * attempt's other columns follow). The lock is taken only from a free (or expired) lock on the row version read,
+ * re-checked on the newest version after any wait (READ COMMITTED), so no other holder came between. The attempts
+ * are read in the statement's snapshot, taken before the lock: a writer of attempts holds the lock, so one that
+ * wrote after that snapshot took the lock after it too, which changed the xmin this statement requires. A holding
+ * attempt (holdsFollowUpWhere) leaves the lock taken and nothing begun; otherwise as BEGIN_OPERATION.
+ */
+const BEGIN_ON_SNAPSHOT = {
+  name: 'charges.begin-on-snapshot',
+  text: `WITH holds AS (SELECT EXISTS (SELECT 1 FROM charge_attempts a WHERE a.charge_id = $1 AND ${holdsFollowUpWhere('a', '$7::text')}) AS held),
+      locked AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4, op_seq = op_seq + CASE WHEN (SELECT held FROM holds) THEN 0 ELSE 1 END
+        WHERE id = $1 AND account_id = $2 AND xmin = $5::text::xid AND (lock_owner IS NULL OR lock_expires_at <= $6)
+        RETURNING op_seq, (SELECT held FROM holds) AS held),
+      attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
+        SELECT op_seq, $1 || '-' || $8::text || '-' || op_seq, ${OPERATION_VALUES.map((_, i) => `$${9 + i}`).join(', ')} FROM locked WHERE NOT held),
+      linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM locked WHERE NOT held)
+        WHERE account_id = $2 AND key = $7 AND EXISTS (SELECT 1 FROM locked WHERE NOT held))
+    SELECT op_seq, held FROM locked`,
 };
 
 /**
@@ -178,7 +206,9 @@ function patchStatement(
     sets.push(`lock_owner = CASE WHEN lock_owner = ${owner} THEN NULL ELSE lock_owner END`,
       `lock_expires_at = CASE WHEN lock_owner = ${owner} THEN NULL ELSE lock_expires_at END`);
   }
-  const returning = releaseFor !== undefined ? SELECT : 'id, account_id, gateway';
+  // A released row goes back with its xmin (ChargeSnapshots).
+  const returning = releaseFor !== undefined ? `${SELECT}, row_version` : 'id, account_id, gateway';
+  const returned = releaseFor !== undefined ? `${SELECT}, xmin::text AS row_version` : returning;
   const update = `UPDATE charges SET ${sets.join(', ')} WHERE id = $1`;
   const ctes: string[] = [];
   if (finished) {
@@ -189,8 +219,8 @@ function patchStatement(
   const { external, refs } = nativeIdsOf(patch);
   const indexes = external !== null || refs.length > 0;
   const name = patchStatementName(finished ? 'settle-operation' : 'patch', `${columns.map(([column]) => column).join(',')}|${releaseFor !== undefined}|${finished !== undefined}|${indexes}`);
-  if (!indexes && ctes.length === 0) return { name, text: releaseFor !== undefined ? `${update} RETURNING ${SELECT}` : update, values };
-  ctes.push(`changed AS (${update} RETURNING ${returning})`);
+  if (!indexes && ctes.length === 0) return { name, text: releaseFor !== undefined ? `${update} RETURNING ${returned}` : update, values };
+  ctes.push(`changed AS (${update} RETURNING ${returned})`);
   if (indexes) {
     // Which ids are indexed: indexesGatewayId (PgAccountsRepository.saveSettings indexes them when compatibility
     // mode is turned on).
@@ -215,10 +245,18 @@ async function birthAlone(q: Queryable, c: ChargeRecord, lock: { owner: string; 
 /** PgChargesRepository.settleOperation as a statement of its own (patchStatement). */
 async function settleOperationAlone(
   q: Queryable, namingChargeId: ReadonlySet<string>, id: string, finished: AttemptRecord, patch: ChargePatch, owner: string,
-): Promise<ChargeRecord> {
+): Promise<ChargeSnapshot> {
   const { rows } = await q.query(patchStatement(id, patch, namingChargeId, owner, finished));
   if (!rows[0]) throw new Error(`charge ${id} is not stored`);
-  return fromRow(rows[0]);
+  return snapshotOf(rows[0]);
+}
+
+/**
+ * The snapshots kept for the repository on `q`: only on the pool, where each statement commits as it answers. A
+ * transaction's row could still roll back, and an xmin seen there name a version no one else ever sees.
+ */
+function keptOn(q: Queryable, shared: PgChargesShared): ChargeSnapshots | undefined {
+  return shared.batches?.pool === q ? shared.snapshots : undefined;
 }
 
 /** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
@@ -228,6 +266,8 @@ export interface PgChargesShared {
   gatewaysNamingChargeId?: ReadonlySet<string>;
   /** The pool's group commit of births and settles (charge-batches.ts); a transaction's repositories write alone. */
   batches?: ChargeBatches;
+  /** The rows this process's settles left, for follow-ups to decide on without a read. */
+  snapshots?: ChargeSnapshots;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -282,7 +322,36 @@ export class PgChargesRepository {
     const batches = this.shared.batches;
     const settled = await (batches?.pool === this.q ? batches.settles.submit({ id, finished, patch, owner }, alone) : alone());
     this.notify(id, finished);
-    return settled;
+    keptOn(this.q, this.shared)?.remember(settled);
+    return settled.charge;
+  }
+
+  /** ChargesRepository.snapshot: from the snapshots this process keeps, or read with the row's xmin and kept. */
+  async snapshot(accountId: string, id: string): Promise<ChargeSnapshot | undefined> {
+    const kept = keptOn(this.q, this.shared);
+    const recalled = kept?.recall(accountId, id);
+    if (recalled) return recalled;
+    const row = (await this.q.query(withValues(SNAPSHOT, [id, accountId]))).rows[0];
+    if (!row) return undefined;
+    const read = snapshotOf(row);
+    kept?.remember(read);
+    return read;
+  }
+
+  /** ChargesRepository.beginOnSnapshot, in one statement (BEGIN_ON_SNAPSHOT). */
+  async beginOnSnapshot(
+    seen: ChargeSnapshot, owner: string, now: number, leaseMs: number, keyOp: string, a: Omit<AttemptRecord, 'seq' | 'idempotencyKey'>, clientKey?: string,
+  ): Promise<SnapshotBegin> {
+    const { id, accountId } = seen.charge;
+    const values: unknown[] = [id, accountId, owner, now + leaseMs, seen.version, now, clientKey ?? null, keyOp];
+    for (const [, value] of OPERATION_VALUES) values.push(value(id, a as AttemptRecord));
+    const row = (await this.q.query<{ op_seq: number; held: boolean }>(withValues(BEGIN_ON_SNAPSHOT, values))).rows[0];
+    // Whatever it did, the kept row is no longer the row: stale, or changed by this statement's lock.
+    this.shared.snapshots?.forget(id);
+    if (!row) return { state: 'stale' };
+    if (row.held) return { state: 'held' };
+    this.notify(id, operationAttempt(id, keyOp, row.op_seq, a));
+    return { state: 'begun', seq: row.op_seq };
   }
 
 
@@ -303,7 +372,9 @@ export class PgChargesRepository {
   async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
     const { rows } = await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId, owner));
     if (!rows[0]) throw new Error(`charge ${id} is not stored`);
-    return fromRow(rows[0]);
+    const settled = snapshotOf(rows[0]);
+    keptOn(this.q, this.shared)?.remember(settled);
+    return settled.charge;
   }
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */

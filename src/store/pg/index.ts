@@ -10,6 +10,7 @@ import { PgApiKeysRepository } from './api-keys';
 import { PgCredentialsRepository } from './credentials';
 import { PgMetaRepository } from './meta';
 import { PgChargesRepository, type PgChargesShared } from './charges';
+import { ChargeSnapshots } from './charge-snapshots';
 import { chargeBatches } from './charge-batches';
 import { PgCustomersRepository } from './customers';
 import { PgCoproducersRepository } from './coproducers';
@@ -69,7 +70,7 @@ export class PgStore implements Store {
       await migratePg(pool);
       const feed = PgChangeFeed.fromPool(pool);
       await feed.start();
-      const shared: PgChargesShared = {};
+      const shared: PgChargesShared = { snapshots: new ChargeSnapshots() };
       shared.batches = chargeBatches(pool, () => shared.gatewaysNamingChargeId ?? new Set());
       return new PgStore(pool, feed, createPgReadCaches(feed), shared);
     } catch (err) {
