@@ -1,7 +1,7 @@
-import type { AttemptRecord, ChargePatch, ChargeRecord, ChargeSnapshot } from '../charges';
+import type { AttemptRecord, ChargePatch, ChargeRecord } from '../charges';
 import { StatementBatcher } from './batcher';
 import {
-  ATTEMPT_COLUMNS, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsertValues, attemptValues, compatModeIsGateway, indexesGatewayId, nativeIdsOf, snapshotOf,
+  ATTEMPT_COLUMNS, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsertValues, attemptValues, compatModeIsGateway, indexesGatewayId, nativeIdsOf,
   patchColumns, toColumn,
 } from './charge-columns';
 import type { Queryable } from './queryable';
@@ -26,7 +26,8 @@ export interface SettleInput {
 export interface ChargeBatches {
   pool: Queryable;
   births: StatementBatcher<BirthInput, void>;
-  settles: StatementBatcher<SettleInput, ChargeSnapshot>;
+  /** Each settle's row as returned, with `row_version` (ChargeSnapshots). */
+  settles: StatementBatcher<SettleInput, Record<string, unknown>>;
 }
 
 /**
@@ -122,7 +123,7 @@ export function chargeBatches(pool: Queryable, namingChargeId: () => ReadonlySet
       return inputs.map(() => undefined);
     },
   });
-  const settles = new StatementBatcher<SettleInput, ChargeSnapshot>({
+  const settles = new StatementBatcher<SettleInput, Record<string, unknown>>({
     key: (input) => input.id,
     async many(inputs) {
       const updatedAt = new Date().toISOString();
@@ -131,7 +132,7 @@ export function chargeBatches(pool: Queryable, namingChargeId: () => ReadonlySet
       const byId = new Map(rows.map((row) => [row.id as string, row]));
       return inputs.map((input) => {
         const row = byId.get(input.id);
-        return row ? snapshotOf(row) : new Error(`charge ${input.id} is not stored`);
+        return row ?? new Error(`charge ${input.id} is not stored`);
       });
     },
   });

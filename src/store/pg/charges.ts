@@ -245,10 +245,10 @@ async function birthAlone(q: Queryable, c: ChargeRecord, lock: { owner: string; 
 /** PgChargesRepository.settleOperation as a statement of its own (patchStatement). */
 async function settleOperationAlone(
   q: Queryable, namingChargeId: ReadonlySet<string>, id: string, finished: AttemptRecord, patch: ChargePatch, owner: string,
-): Promise<ChargeSnapshot> {
+): Promise<Record<string, unknown>> {
   const { rows } = await q.query(patchStatement(id, patch, namingChargeId, owner, finished));
   if (!rows[0]) throw new Error(`charge ${id} is not stored`);
-  return snapshotOf(rows[0]);
+  return rows[0];
 }
 
 /**
@@ -323,7 +323,7 @@ export class PgChargesRepository {
     const settled = await (batches?.pool === this.q ? batches.settles.submit({ id, finished, patch, owner }, alone) : alone());
     this.notify(id, finished);
     keptOn(this.q, this.shared)?.remember(settled);
-    return settled.charge;
+    return fromRow(settled);
   }
 
   /** ChargesRepository.snapshot: from the snapshots this process keeps, or read with the row's xmin and kept. */
@@ -333,9 +333,8 @@ export class PgChargesRepository {
     if (recalled) return recalled;
     const row = (await this.q.query(withValues(SNAPSHOT, [id, accountId]))).rows[0];
     if (!row) return undefined;
-    const read = snapshotOf(row);
-    kept?.remember(read);
-    return read;
+    kept?.remember(row);
+    return snapshotOf(row);
   }
 
   /** ChargesRepository.beginOnSnapshot, in one statement (BEGIN_ON_SNAPSHOT). */
@@ -372,9 +371,8 @@ export class PgChargesRepository {
   async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
     const { rows } = await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId, owner));
     if (!rows[0]) throw new Error(`charge ${id} is not stored`);
-    const settled = snapshotOf(rows[0]);
-    keptOn(this.q, this.shared)?.remember(settled);
-    return settled.charge;
+    keptOn(this.q, this.shared)?.remember(rows[0]);
+    return fromRow(rows[0]);
   }
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
