@@ -1,4 +1,4 @@
-import type { AttemptRecord, ChargePatch, ChargeRecord } from '../store/charges';
+import type { AttemptRecord, ChargePatch, ChargeRecord, ChargeView } from '../store/charges';
 import { ADAPTERS } from '../gateways/registry';
 import type { GatewayId } from '../gateways/registry-ids';
 import {
@@ -43,7 +43,7 @@ const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** What a follow-up asks of the charge, once checked against it: the operation and its amount (undefined: all). */
 interface Decided { op: FollowUp; amount?: number }
 /** The checks of one follow-up against the charge: what it asks, or the RouteGateError that refuses it. */
-type Decide = (c: ChargeRecord) => Decided;
+type Decide = (c: ChargeView) => Decided;
 
 /** A follow-up's attempt row as recorded before its gateway call. */
 function inFlight(d: Decided, gateway: GatewayId, clientKey: string | undefined): Omit<AttemptRecord, 'seq' | 'idempotencyKey'> {
@@ -75,7 +75,7 @@ export interface FollowUpHost {
  * What the gateway can never do answers 422 before the charge's state is looked at: "<gateway> cannot capture a
  * pix" is the useful answer, not "this pix is not an uncaptured pre-authorization".
  */
-function assertSupported(c: ChargeRecord, op: ChargeOperation): void {
+function assertSupported(c: ChargeView, op: ChargeOperation): void {
   const gateway = c.gateway as GatewayId;
   const pm = c.paymentMethod as PaymentMethod;
   if (ADAPTERS[gateway]?.capabilities[pm]?.[op] === 'unsupported') {
@@ -218,7 +218,7 @@ export class FollowUps {
       if (begun.state === 'held') return this.run(accountId, id, opts, decide, owner);
       const held: Held = { owner };
       try {
-        return await this.operate(seen.charge, decided.op, decided.amount, opts.deadline ?? this.host.deadline(), held, opts.clientKey, { seq: begun.seq, credentials });
+        return await this.operate(begun.charge, decided.op, decided.amount, opts.deadline ?? this.host.deadline(), held, opts.clientKey, { seq: begun.seq, credentials });
       } finally {
         await this.host.locks.release(id, owner, { released: held.released });
       }

@@ -287,18 +287,26 @@ export function holdsFollowUpWhere(a: string, key: string): string {
   return `(${a}.outcome IN ('in_flight', 'unknown') OR (${followUp} AND (${a}.outcome = 'pending' OR ${a}.client_key = ${key})))`;
 }
 
-/** The charge as read, and the version of its row that a later beginOnSnapshot compares. */
+/** What a follow-up checks a request against before it writes anything (follow-ups.ts). */
+export type ChargeView = Pick<ChargeRecord,
+  'id' | 'accountId' | 'gateway' | 'paymentMethod' | 'status' | 'captured' | 'amount' | 'paidAmount' | 'refundedAmount' | 'externalId'>;
+/** The fields of ChargeView, in the order a kept snapshot lists them (src/store/pg/charge-snapshots.ts). */
+export const CHARGE_VIEW_KEYS = [
+  'id', 'accountId', 'gateway', 'paymentMethod', 'status', 'captured', 'amount', 'paidAmount', 'refundedAmount', 'externalId',
+] as const satisfies ReadonlyArray<keyof ChargeView>;
+
+/** The charge as read (what the checks need of it), and the version of its row that a later beginOnSnapshot compares. */
 export interface ChargeSnapshot {
-  readonly charge: ChargeRecord;
+  readonly charge: ChargeView;
   readonly version: string;
 }
 
 /**
  * What beginOnSnapshot did: `stale` nothing (the row changed since the snapshot, or a live holder has its lock);
  * `held` took the lock only (an attempt holds the charge: the full path goes on under it); `begun` took the lock and
- * began the operation, number `seq`.
+ * began the operation, number `seq`, on `charge` (the row as locked: the version the snapshot named).
  */
-export type SnapshotBegin = { state: 'stale' } | { state: 'held' } | { state: 'begun'; seq: number };
+export type SnapshotBegin = { state: 'stale' } | { state: 'held' } | { state: 'begun'; seq: number; charge: ChargeRecord };
 
 /**
  * Charges and their attempts. Every state change is an UPDATE of the columns that changed, made while the
@@ -497,7 +505,7 @@ export class ChargesRepository {
     const locked = await this.tryLock(id, owner, now, leaseMs);
     if (!locked) return { state: 'stale' };
     if (this.holdsStmt.get(id, clientKey ?? null) !== undefined) return { state: 'held' };
-    return { state: 'begun', seq: await this.beginOperation(id, accountId, keyOp, a, clientKey) };
+    return { state: 'begun', seq: await this.beginOperation(id, accountId, keyOp, a, clientKey), charge: fromValues(row) };
   }
 
   /**

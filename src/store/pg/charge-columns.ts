@@ -1,4 +1,4 @@
-import type { AttemptRecord, ChargePatch, ChargeRecord, ChargeSnapshot } from '../charges';
+import type { AttemptRecord, ChargePatch, ChargeRecord } from '../charges';
 import { FIXED } from '../charges';
 
 /** Every field of a charge and its column; a Record, so a field added to ChargeRecord fails to compile until mapped. */
@@ -32,11 +32,6 @@ export function fromRow(row: Record<string, unknown>): ChargeRecord {
   c.captured = row.captured === null ? null : row.captured === 1;
   for (const key of JSON_KEYS) c[key] = c[key] ? JSON.parse(c[key] as string) : null;
   return c as unknown as ChargeRecord;
-}
-
-/** A row read or returned with its xmin (`row_version`): ChargeSnapshots. */
-export function snapshotOf(row: Record<string, unknown>): ChargeSnapshot {
-  return { charge: fromRow(row), version: row.row_version as string };
 }
 
 /**

@@ -5,7 +5,7 @@ import {
 import type { Queryable } from './pool';
 import { withValues } from './queryable';
 import {
-  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf, patchColumns, snapshotOf, toColumn,
+  ATTEMPT_INSERT, COLUMN, FINISHED_COLUMNS, KEYS, SELECT, attemptInsert, attemptInsertValues, attemptValues, compatModeIsGateway, fromRow, indexesGatewayId, nativeIdsOf, patchColumns, toColumn,
 } from './charge-columns';
 import type { ChargeBatches } from './charge-batches';
 import type { ChargeSnapshots } from './charge-snapshots';
@@ -83,12 +83,12 @@ const BEGIN_ON_SNAPSHOT = {
   text: `WITH holds AS (SELECT EXISTS (SELECT 1 FROM charge_attempts a WHERE a.charge_id = $1 AND ${holdsFollowUpWhere('a', '$7::text')}) AS held),
       locked AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4, op_seq = op_seq + CASE WHEN (SELECT held FROM holds) THEN 0 ELSE 1 END
         WHERE id = $1 AND account_id = $2 AND xmin = $5::text::xid AND (lock_owner IS NULL OR lock_expires_at <= $6)
-        RETURNING op_seq, (SELECT held FROM holds) AS held),
+        RETURNING ${SELECT}, op_seq, (SELECT held FROM holds) AS held),
       attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
         SELECT op_seq, $1 || '-' || $8::text || '-' || op_seq, ${OPERATION_VALUES.map((_, i) => `$${9 + i}`).join(', ')} FROM locked WHERE NOT held),
       linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM locked WHERE NOT held)
         WHERE account_id = $2 AND key = $7 AND EXISTS (SELECT 1 FROM locked WHERE NOT held))
-    SELECT op_seq, held FROM locked`,
+    SELECT ${SELECT}, op_seq, held FROM locked`,
 };
 
 /**
@@ -259,6 +259,13 @@ function keptOn(q: Queryable, shared: PgChargesShared): ChargeSnapshots | undefi
   return shared.batches?.pool === q ? shared.snapshots : undefined;
 }
 
+/** The charge a row returned with `row_version` holds, kept first where keptOn keeps it. */
+function kept(q: Queryable, shared: PgChargesShared, row: Record<string, unknown>): ChargeRecord {
+  const charge = fromRow(row);
+  keptOn(q, shared)?.remember(charge, row.row_version as string);
+  return charge;
+}
+
 /** What every PgChargesRepository of one store shares, whatever connection or transaction it is bound to. */
 export interface PgChargesShared {
   attemptListener?: (chargeId: string, a: AttemptRecord) => void;
@@ -322,19 +329,16 @@ export class PgChargesRepository {
     const batches = this.shared.batches;
     const settled = await (batches?.pool === this.q ? batches.settles.submit({ id, finished, patch, owner }, alone) : alone());
     this.notify(id, finished);
-    keptOn(this.q, this.shared)?.remember(settled);
-    return fromRow(settled);
+    return kept(this.q, this.shared, settled);
   }
 
   /** ChargesRepository.snapshot: from the snapshots this process keeps, or read with the row's xmin and kept. */
   async snapshot(accountId: string, id: string): Promise<ChargeSnapshot | undefined> {
-    const kept = keptOn(this.q, this.shared);
-    const recalled = kept?.recall(accountId, id);
+    const recalled = keptOn(this.q, this.shared)?.recall(accountId, id);
     if (recalled) return recalled;
     const row = (await this.q.query(withValues(SNAPSHOT, [id, accountId]))).rows[0];
     if (!row) return undefined;
-    kept?.remember(row);
-    return snapshotOf(row);
+    return { charge: kept(this.q, this.shared, row), version: row.row_version as string };
   }
 
   /** ChargesRepository.beginOnSnapshot, in one statement (BEGIN_ON_SNAPSHOT). */
@@ -344,13 +348,14 @@ export class PgChargesRepository {
     const { id, accountId } = seen.charge;
     const values: unknown[] = [id, accountId, owner, now + leaseMs, seen.version, now, clientKey ?? null, keyOp];
     for (const [, value] of OPERATION_VALUES) values.push(value(id, a as AttemptRecord));
-    const row = (await this.q.query<{ op_seq: number; held: boolean }>(withValues(BEGIN_ON_SNAPSHOT, values))).rows[0];
+    const row = (await this.q.query(withValues(BEGIN_ON_SNAPSHOT, values))).rows[0];
     // Whatever it did, the kept row is no longer the row: stale, or changed by this statement's lock.
     this.shared.snapshots?.forget(id);
     if (!row) return { state: 'stale' };
     if (row.held) return { state: 'held' };
-    this.notify(id, operationAttempt(id, keyOp, row.op_seq, a));
-    return { state: 'begun', seq: row.op_seq };
+    const seq = row.op_seq as number;
+    this.notify(id, operationAttempt(id, keyOp, seq, a));
+    return { state: 'begun', seq, charge: fromRow(row) };
   }
 
 
@@ -371,8 +376,7 @@ export class PgChargesRepository {
   async settle(id: string, patch: ChargePatch, owner: string): Promise<ChargeRecord> {
     const { rows } = await this.q.query(patchStatement(id, patch, this.gatewaysNamingChargeId, owner));
     if (!rows[0]) throw new Error(`charge ${id} is not stored`);
-    keptOn(this.q, this.shared)?.remember(rows[0]);
-    return fromRow(rows[0]);
+    return kept(this.q, this.shared, rows[0]);
   }
 
   /** The account's charge named by any id RouteGate returned for it: its own, the gateway's, or one of its refs. */
