@@ -46,6 +46,17 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     gateway: 'pagarme', paymentMethod: 'credit_card', amount: 2500, customer: CUSTOMER, creditCard: CARD, ...extra,
   });
 
+  /** A refund of `id`, its answer and the statements it sent. */
+  const refundCounted = async (id: string, amount: number) => {
+    let reply!: Awaited<ReturnType<E2E['call']>>;
+    const sent = await roundTrips(async () => {
+      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount } });
+    });
+    return { reply, sent };
+  };
+  /** What Pagar.me's ledger says was refunded of a charge RouteGate created there. */
+  const refundedAtGateway = async (externalId: string) => (await e2e.control.ledger('pagarme')).find((e) => e.id === externalId)!.refundedAmount;
+
   before(async () => {
     db = await freshPgDatabase();
     e2e = await startE2E({
@@ -86,11 +97,8 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
   test('a refund: one write before the gateway call and one after', async () => {
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
     assert.equal(created.status, 201, created.text);
-    let status = 0;
-    const sent = await roundTrips(async () => {
-      status = (await e2e.call('POST', `/api/v1/charges/${created.body.data.id}/refunds`, { key, body: { amount: 1000 } })).status;
-    });
-    assert.equal(status, 201);
+    const { reply, sent } = await refundCounted(created.body.data.id, 1000);
+    assert.equal(reply.status, 201);
     assert.deepEqual(sent.map(statement), FOLLOW_UP, `a refund sent ${sent.length} statements: ${sent.join(', ')}`);
   });
 
@@ -98,10 +106,7 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
     const id = created.body.data.id;
     assert.equal((await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 1000 } })).status, 201);
-    let reply!: Awaited<ReturnType<E2E['call']>>;
-    const sent = await roundTrips(async () => {
-      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 1000 } });
-    });
+    const { reply, sent } = await refundCounted(id, 1000);
     assert.equal(reply.status, 201, reply.text);
     assert.equal(reply.body.data.refundedAmount, 2000);
     assert.deepEqual(sent.map(statement), FOLLOW_UP);
@@ -111,34 +116,26 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
     const id = created.body.data.id;
     await e2e.sandbox.app.store.query("UPDATE charges SET refunded_amount = amount, status = 'refunded' WHERE id = ?", [id]);
-    let reply!: Awaited<ReturnType<E2E['call']>>;
-    const sent = await roundTrips(async () => {
-      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 1000 } });
-    });
+    const { reply, sent } = await refundCounted(id, 1000);
     assert.equal(reply.status, 400, reply.text);
     assert.match(reply.body.error.message, /cannot be refunded \(status refunded\)/);
     // The kept row failed its xmin: read again, refused on what is stored, then the full path's own checks.
     assert.deepEqual(sent.map(statement).slice(0, 2), ['charges.begin-on-snapshot', 'charges.snapshot']);
     assert.ok(!sent.includes('charges.begin-operation') && sent.filter((s) => s === 'charges.begin-on-snapshot').length === 1, sent.join(', '));
-    const [entry] = (await e2e.control.ledger('pagarme')).filter((e) => e.id === created.body.data.externalId);
-    assert.equal(entry.refundedAmount, 0, 'no refund reached the gateway');
+    assert.equal(await refundedAtGateway(created.body.data.externalId), 0, 'no refund reached the gateway');
     const [row] = await e2e.sandbox.app.store.query('SELECT lock_owner FROM charges WHERE id = ?', [id]);
     assert.equal(row.lock_owner, null);
   });
 
-  test('a row changed but still refundable: read again and begun on the new version, three round trips', async () => {
+  test('a row changed but still refundable: read again and begun on the new version, four round trips', async () => {
     const created = await e2e.call('POST', '/api/v1/charges', { key, body: charge() });
     const id = created.body.data.id;
     await e2e.sandbox.app.store.query("UPDATE charges SET description = 'changed elsewhere' WHERE id = ?", [id]);
-    let reply!: Awaited<ReturnType<E2E['call']>>;
-    const sent = await roundTrips(async () => {
-      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 500 } });
-    });
+    const { reply, sent } = await refundCounted(id, 500);
     assert.equal(reply.status, 201, reply.text);
     assert.equal(reply.body.data.description, 'changed elsewhere');
     assert.deepEqual(sent.map(statement), ['charges.begin-on-snapshot', 'charges.snapshot', 'charges.begin-on-snapshot', 'charges.settle-operation']);
-    const [entry] = (await e2e.control.ledger('pagarme')).filter((e) => e.id === created.body.data.externalId);
-    assert.equal(entry.refundedAmount, 500);
+    assert.equal(await refundedAtGateway(created.body.data.externalId), 500);
   });
 
   test('a follow-up whose outcome is unknown holds the charge: the lock taken in the one statement, then the full path under it', async () => {
@@ -147,18 +144,14 @@ describe('PostgreSQL round trips per charge', { skip: NO_PG }, () => {
     // A refund recorded before its call whose answer never came (a crash), as the begin statement leaves it.
     await e2e.sandbox.app.store.query(`INSERT INTO charge_attempts (charge_id, seq, operation, gateway, outcome, duration_ms, idempotency_key, created_at, requested_amount)
       VALUES (?, 90, 'refund', 'pagarme', 'unknown', 0, ?, ?, 300)`, [id, `${id}-partial_refund-90`, new Date().toISOString()]);
-    let reply!: Awaited<ReturnType<E2E['call']>>;
-    const sent = await roundTrips(async () => {
-      reply = await e2e.call('POST', `/api/v1/charges/${id}/refunds`, { key, body: { amount: 700 } });
-    });
+    const { reply, sent } = await refundCounted(id, 700);
     // The unknown refund is settled by its own identity first: Pagar.me keeps keys, so the same call under its key
     // does it once. This request, which may be the client retrying it without its key, then starts nothing.
     assert.equal(sent[0], 'charges.begin-on-snapshot');
     assert.ok(!sent.includes('charges.lock') && !sent.includes('charges.begin-operation'), `the lock was taken once, nothing begun: ${sent.join(', ')}`);
     assert.equal(reply.status, 409, reply.text);
     assert.match(reply.body.error.message, /partial refund \(operation 90\) .* turned out applied; nothing else was started/);
-    const [entry] = (await e2e.control.ledger('pagarme')).filter((e) => e.id === created.body.data.externalId);
-    assert.equal(entry.refundedAmount, 300);
+    assert.equal(await refundedAtGateway(created.body.data.externalId), 300);
     assert.equal((await e2e.call('GET', `/api/v1/charges/${id}`, { key })).body.data.refundedAmount, 300);
     const [row] = await e2e.sandbox.app.store.query('SELECT lock_owner FROM charges WHERE id = ?', [id]);
     assert.equal(row.lock_owner, null);

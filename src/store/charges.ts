@@ -287,13 +287,12 @@ export function holdsFollowUpWhere(a: string, key: string): string {
   return `(${a}.outcome IN ('in_flight', 'unknown') OR (${followUp} AND (${a}.outcome = 'pending' OR ${a}.client_key = ${key})))`;
 }
 
-/** What a follow-up checks a request against before it writes anything (follow-ups.ts). */
-export type ChargeView = Pick<ChargeRecord,
-  'id' | 'accountId' | 'gateway' | 'paymentMethod' | 'status' | 'captured' | 'amount' | 'paidAmount' | 'refundedAmount' | 'externalId'>;
 /** The fields of ChargeView, in the order a kept snapshot lists them (src/store/pg/charge-snapshots.ts). */
 export const CHARGE_VIEW_KEYS = [
   'id', 'accountId', 'gateway', 'paymentMethod', 'status', 'captured', 'amount', 'paidAmount', 'refundedAmount', 'externalId',
-] as const satisfies ReadonlyArray<keyof ChargeView>;
+] as const satisfies ReadonlyArray<keyof ChargeRecord>;
+/** What a follow-up checks a request against before it writes anything (follow-ups.ts). */
+export type ChargeView = Pick<ChargeRecord, (typeof CHARGE_VIEW_KEYS)[number]>;
 
 /** The charge as read (what the checks need of it), and the version of its row that a later beginOnSnapshot compares. */
 export interface ChargeSnapshot {

@@ -55,12 +55,20 @@ const CHARGE_INSERT_VALUES = KEYS.length + 3;
  */
 /** The attempt columns a follow-up's statement sends as values: all but those it makes from the number it takes. */
 const OPERATION_VALUES = ATTEMPT_INSERT.filter(([c]) => c !== 'seq' && c !== 'idempotency_key');
+/**
+ * The CTEs that begin an operation numbered by the CTE `taken` (its `op_seq`; none when it has no row): the attempt
+ * row under the gateway key made from that number, and the client's key bound to it. $1 the charge, $2 its account;
+ * `key` and `keyOp` the placeholders of the client's key and of the operation the gateway key names; the attempt's
+ * other columns from placeholder `first` on.
+ */
+const beginCtes = (key: string, keyOp: string, first: number): string => `attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
+        SELECT taken.op_seq, $1 || '-' || ${keyOp}::text || '-' || taken.op_seq, ${OPERATION_VALUES.map((_, i) => `$${first + i}`).join(', ')} FROM taken),
+      linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM taken)
+        WHERE account_id = $2 AND key = ${key} AND EXISTS (SELECT 1 FROM taken))`;
 const BEGIN_OPERATION = {
   name: 'charges.begin-operation',
   text: `WITH taken AS (UPDATE charges SET op_seq = op_seq + 1 WHERE id = $1 RETURNING op_seq),
-      attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
-        SELECT taken.op_seq, $1 || '-' || $4::text || '-' || taken.op_seq, ${OPERATION_VALUES.map((_, i) => `$${5 + i}`).join(', ')} FROM taken),
-      linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM taken) WHERE account_id = $2 AND key = $3)
+      ${beginCtes('$3', '$4', 5)}
     SELECT op_seq FROM taken`,
 };
 
@@ -84,10 +92,8 @@ const BEGIN_ON_SNAPSHOT = {
       locked AS (UPDATE charges SET lock_owner = $3, lock_expires_at = $4, op_seq = op_seq + CASE WHEN (SELECT held FROM holds) THEN 0 ELSE 1 END
         WHERE id = $1 AND account_id = $2 AND xmin = $5::text::xid AND (lock_owner IS NULL OR lock_expires_at <= $6)
         RETURNING ${SELECT}, op_seq, (SELECT held FROM holds) AS held),
-      attempt AS (INSERT INTO charge_attempts (seq, idempotency_key, ${OPERATION_VALUES.map(([c]) => c).join(', ')})
-        SELECT op_seq, $1 || '-' || $8::text || '-' || op_seq, ${OPERATION_VALUES.map((_, i) => `$${9 + i}`).join(', ')} FROM locked WHERE NOT held),
-      linked AS (UPDATE idempotency_keys SET charge_id = $1, operation_seq = (SELECT op_seq FROM locked WHERE NOT held)
-        WHERE account_id = $2 AND key = $7 AND EXISTS (SELECT 1 FROM locked WHERE NOT held))
+      taken AS (SELECT op_seq FROM locked WHERE NOT held),
+      ${beginCtes('$7', '$8', 9)}
     SELECT ${SELECT}, op_seq, held FROM locked`,
 };
 
